@@ -1,0 +1,429 @@
+// Compile-time part of binding: reads a launcher's or shape function's parameter types and turns
+// the callable into a type-erased descriptor. All checking against the schema happens in compiled
+// code (op.cpp), so this header stays thin.
+#pragma once
+
+#include <autoplugin/dim.h>
+#include <autoplugin/schema.h>
+#include <autoplugin/tensor.h>
+#include <autoplugin/value.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace autoplugin {
+
+// What a parameter is for, read from its C++ type.
+enum class Role : std::uint8_t {
+  Input,          // In<T>: a `Tensor` argument
+  OptionalInput,  // OptIn<T>: a `Tensor?` argument
+  Output,         // Out<T>: a return
+  SizeOutput,     // SizeOut: a data-dependent extent's count
+  CudaStream,     // cudaStream_t
+  Attribute,      // a value type: an attribute argument
+  Shape,          // shape function: Shape, for a `Tensor` or `SymInt[]` argument
+  OptionalShape,  // shape function: std::optional<Shape>, for a `Tensor?` argument
+  DimValue,       // shape function: Dim, for a `SymInt` argument
+};
+
+struct ParamDescriptor {
+  Role role = Role::Attribute;
+  DType dtype = DType::Float32;      // tensors only
+  BaseType base = BaseType::Tensor;  // attributes: the schema type it binds to
+  bool is_list = false;
+  bool is_optional = false;  // attributes: std::optional<...>, which can hold None
+  std::string_view cpp_type;
+  // Attributes whose C++ type is narrower than the schema type (int32_t, float): false when the
+  // value does not fit. Null when every value of the schema type fits.
+  bool (*fits)(const AttrValue&) = nullptr;
+};
+
+// Everything a launcher call needs, in the op's positions.
+struct LaunchArgs {
+  std::span<const TensorRef> inputs;        // one per tensor argument; absent Tensor?: data null
+  std::span<const TensorRef> outputs;       // one per return
+  std::span<const TensorRef> size_outputs;  // one per size tensor (0-d int64)
+  std::span<const AttrValue> attributes;    // one per attribute argument
+  Stream stream = nullptr;
+};
+
+// Returns the launcher's status: 0, or the non-zero value a launcher returned (e.g. cudaError_t).
+using LaunchThunk = std::int64_t (*)(const void* callable, const LaunchArgs& args);
+
+struct LauncherDescriptor {
+  std::string name;  // as written in the declaration, e.g. "circular_pad<float>"
+  std::vector<ParamDescriptor> params;
+  std::shared_ptr<const void> callable;
+  LaunchThunk thunk = nullptr;
+};
+
+// One value per schema argument for a shape function call.
+struct ShapeArg {
+  const Shape* shape = nullptr;      // Tensor, Tensor? (null when absent), SymInt, SymInt[]
+  const AttrValue* value = nullptr;  // attributes
+};
+
+using ShapeThunk = std::vector<Shape> (*)(const void* callable, std::span<const ShapeArg> args);
+
+struct ShapeFunctionDescriptor {
+  std::vector<ParamDescriptor> params;
+  int num_results = -1;  // -1: decided at run time (std::vector<Shape>)
+  std::shared_ptr<const void> callable;
+  ShapeThunk thunk = nullptr;
+};
+
+namespace detail {
+
+template <typename T>
+inline constexpr bool dependent_false = false;
+
+// ---- attribute value types -------------------------------------------------------------------
+template <typename T>
+struct AttrTraits {
+  static constexpr bool supported = false;
+};
+
+template <typename T, BaseType Base, bool List>
+struct AttrTraitsBase {
+  static constexpr bool supported = true;
+  static constexpr BaseType base = Base;
+  static constexpr bool is_list = List;
+  static constexpr bool is_optional = false;
+  static constexpr bool (*fits)(const AttrValue&) = nullptr;
+};
+
+template <>
+struct AttrTraits<std::int64_t> : AttrTraitsBase<std::int64_t, BaseType::Int, false> {
+  static constexpr std::string_view name = "int64_t";
+  static std::int64_t get(const AttrValue& v) { return std::get<std::int64_t>(v); }
+};
+template <>
+struct AttrTraits<std::int32_t> : AttrTraitsBase<std::int32_t, BaseType::Int, false> {
+  static constexpr std::string_view name = "int32_t";
+  static std::int32_t get(const AttrValue& v) {
+    return static_cast<std::int32_t>(std::get<std::int64_t>(v));
+  }
+  static bool fits_int32(const AttrValue& v) {
+    const auto* x = std::get_if<std::int64_t>(&v);
+    return x == nullptr || (*x >= std::numeric_limits<std::int32_t>::min() &&
+                            *x <= std::numeric_limits<std::int32_t>::max());
+  }
+  static constexpr bool (*fits)(const AttrValue&) = &fits_int32;
+};
+template <>
+struct AttrTraits<double> : AttrTraitsBase<double, BaseType::Float, false> {
+  static constexpr std::string_view name = "double";
+  static double get(const AttrValue& v) { return std::get<double>(v); }
+};
+template <>
+struct AttrTraits<float> : AttrTraitsBase<float, BaseType::Float, false> {
+  static constexpr std::string_view name = "float";
+  static float get(const AttrValue& v) { return static_cast<float>(std::get<double>(v)); }
+};
+template <>
+struct AttrTraits<bool> : AttrTraitsBase<bool, BaseType::Bool, false> {
+  static constexpr std::string_view name = "bool";
+  static bool get(const AttrValue& v) { return std::get<bool>(v); }
+};
+template <>
+struct AttrTraits<std::string_view> : AttrTraitsBase<std::string_view, BaseType::Str, false> {
+  static constexpr std::string_view name = "std::string_view";
+  static std::string_view get(const AttrValue& v) { return std::get<std::string>(v); }
+};
+template <>
+struct AttrTraits<std::string> : AttrTraitsBase<std::string, BaseType::Str, false> {
+  static constexpr std::string_view name = "std::string";
+  static const std::string& get(const AttrValue& v) { return std::get<std::string>(v); }
+};
+template <>
+struct AttrTraits<DType> : AttrTraitsBase<DType, BaseType::ScalarType, false> {
+  static constexpr std::string_view name = "autoplugin::DType";
+  static DType get(const AttrValue& v) { return std::get<DType>(v); }
+};
+template <>
+struct AttrTraits<std::span<const std::int64_t>>
+    : AttrTraitsBase<std::span<const std::int64_t>, BaseType::Int, true> {
+  static constexpr std::string_view name = "std::span<const int64_t>";
+  static std::span<const std::int64_t> get(const AttrValue& v) { return std::get<IntList>(v); }
+};
+template <>
+struct AttrTraits<IntList> : AttrTraitsBase<IntList, BaseType::Int, true> {
+  static constexpr std::string_view name = "std::vector<int64_t>";
+  static const IntList& get(const AttrValue& v) { return std::get<IntList>(v); }
+};
+template <>
+struct AttrTraits<std::span<const double>>
+    : AttrTraitsBase<std::span<const double>, BaseType::Float, true> {
+  static constexpr std::string_view name = "std::span<const double>";
+  static std::span<const double> get(const AttrValue& v) { return std::get<FloatList>(v); }
+};
+template <>
+struct AttrTraits<FloatList> : AttrTraitsBase<FloatList, BaseType::Float, true> {
+  static constexpr std::string_view name = "std::vector<double>";
+  static const FloatList& get(const AttrValue& v) { return std::get<FloatList>(v); }
+};
+template <>
+struct AttrTraits<std::span<const bool>>
+    : AttrTraitsBase<std::span<const bool>, BaseType::Bool, true> {
+  static constexpr std::string_view name = "std::span<const bool>";
+  static std::span<const bool> get(const AttrValue& v) { return std::get<BoolList>(v).span(); }
+};
+
+// std::optional<T> binds to the optional form of T's schema type and receives None as nullopt.
+template <typename T>
+requires AttrTraits<T>::supported struct AttrTraits<std::optional<T>> : AttrTraits<T> {
+  static constexpr bool is_optional = true;
+  static constexpr std::string_view name = "std::optional<...>";
+  static std::optional<std::remove_cvref_t<decltype(AttrTraits<T>::get(std::declval<AttrValue>()))>>
+  get(const AttrValue& v) {
+    if (std::holds_alternative<std::monostate>(v)) return std::nullopt;
+    return AttrTraits<T>::get(v);
+  }
+};
+
+template <typename P>
+ParamDescriptor attribute_param() {
+  using Traits = AttrTraits<std::remove_cvref_t<P>>;
+  ParamDescriptor d;
+  d.base = Traits::base;
+  d.is_list = Traits::is_list;
+  d.is_optional = Traits::is_optional;
+  d.cpp_type = Traits::name;
+  d.fits = Traits::fits;
+  return d;
+}
+
+// ---- launcher parameters ---------------------------------------------------------------------
+template <typename P>
+struct LaunchParam {
+  using Value = std::remove_cvref_t<P>;
+  static_assert(AttrTraits<Value>::supported,
+                "autoplugin: unsupported launcher parameter type. A launcher takes "
+                "autoplugin::In<T>, OptIn<T>, Out<T>, SizeOut, cudaStream_t, and attribute values "
+                "(int64_t, int32_t, double, float, bool, std::string_view, DType, "
+                "std::span<const int64_t/double/bool>, or std::optional of these).");
+  static ParamDescriptor describe() { return attribute_param<P>(); }
+  static decltype(auto) get(const LaunchArgs& a, std::size_t k) {
+    return AttrTraits<Value>::get(a.attributes[k]);
+  }
+  static constexpr Role role = Role::Attribute;
+};
+template <typename T>
+struct LaunchParam<In<T>> {
+  static constexpr Role role = Role::Input;
+  static ParamDescriptor describe() {
+    return {Role::Input, dtype_v<T>, BaseType::Tensor, false, false, "In"};
+  }
+  static In<T> get(const LaunchArgs& a, std::size_t k) { return In<T>::from(a.inputs[k]); }
+};
+template <typename T>
+struct LaunchParam<OptIn<T>> {
+  static constexpr Role role = Role::OptionalInput;
+  static ParamDescriptor describe() {
+    return {Role::OptionalInput, dtype_v<T>, BaseType::Tensor, false, true, "OptIn"};
+  }
+  static OptIn<T> get(const LaunchArgs& a, std::size_t k) { return OptIn<T>::from(a.inputs[k]); }
+};
+template <typename T>
+struct LaunchParam<Out<T>> {
+  static constexpr Role role = Role::Output;
+  static ParamDescriptor describe() {
+    return {Role::Output, dtype_v<T>, BaseType::Tensor, false, false, "Out"};
+  }
+  static Out<T> get(const LaunchArgs& a, std::size_t k) { return Out<T>::from(a.outputs[k]); }
+};
+template <>
+struct LaunchParam<SizeOut> {
+  static constexpr Role role = Role::SizeOutput;
+  static ParamDescriptor describe() {
+    return {Role::SizeOutput, DType::Int64, BaseType::Tensor, false, false, "SizeOut"};
+  }
+  static SizeOut get(const LaunchArgs& a, std::size_t k) {
+    return SizeOut::from(a.size_outputs[k]);
+  }
+};
+template <>
+struct LaunchParam<Stream> {
+  static constexpr Role role = Role::CudaStream;
+  static ParamDescriptor describe() {
+    return {Role::CudaStream, DType::Float32, BaseType::Tensor, false, false, "cudaStream_t"};
+  }
+  static Stream get(const LaunchArgs& a, std::size_t) { return a.stream; }
+};
+
+// The k-th parameter of its role: parameter i of roles[] gets index (count of roles[j] == roles[i],
+// j < i).
+template <std::size_t N>
+constexpr std::array<std::size_t, N> role_indices(const std::array<Role, N>& roles) {
+  std::array<std::size_t, N> indices{};
+  for (std::size_t i = 0; i < N; ++i) {
+    for (std::size_t j = 0; j < i; ++j) indices[i] += roles[j] == roles[i] ? 1 : 0;
+  }
+  return indices;
+}
+
+// ---- shape function parameters ---------------------------------------------------------------
+template <typename P>
+struct ShapeParam {
+  using Value = std::remove_cvref_t<P>;
+  static_assert(AttrTraits<Value>::supported,
+                "autoplugin: unsupported shape function parameter type. A shape function takes "
+                "the schema's arguments in order: autoplugin::Shape for Tensor and SymInt[], "
+                "std::optional<Shape> for Tensor?, Dim for SymInt, and attribute values typed as "
+                "for a launcher.");
+  static ParamDescriptor describe() { return attribute_param<P>(); }
+  static decltype(auto) get(const ShapeArg& a) { return AttrTraits<Value>::get(*a.value); }
+};
+template <>
+struct ShapeParam<Shape> {
+  static ParamDescriptor describe() {
+    return {Role::Shape, DType::Float32, BaseType::Tensor, false, false, "Shape"};
+  }
+  static const Shape& get(const ShapeArg& a) { return *a.shape; }
+};
+template <>
+struct ShapeParam<std::optional<Shape>> {
+  static ParamDescriptor describe() {
+    return {Role::OptionalShape,   DType::Float32, BaseType::Tensor, false, true,
+            "std::optional<Shape>"};
+  }
+  static std::optional<Shape> get(const ShapeArg& a) {
+    return a.shape ? std::optional<Shape>(*a.shape) : std::nullopt;
+  }
+};
+template <>
+struct ShapeParam<Dim> {
+  static ParamDescriptor describe() {
+    return {Role::DimValue, DType::Float32, BaseType::SymInt, false, false, "Dim"};
+  }
+  static const Dim& get(const ShapeArg& a) { return (*a.shape)[0]; }
+};
+
+template <typename R>
+struct ShapeResult {
+  static_assert(dependent_false<R>,
+                "autoplugin: a shape function returns Shape, std::vector<Shape>, "
+                "std::array<Shape, N>, std::pair<Shape, Shape> or std::tuple<Shape...>.");
+};
+template <>
+struct ShapeResult<Shape> {
+  static constexpr int count = 1;
+  static std::vector<Shape> convert(Shape s) { return {std::move(s)}; }
+};
+template <>
+struct ShapeResult<std::vector<Shape>> {
+  static constexpr int count = -1;
+  static std::vector<Shape> convert(std::vector<Shape> s) { return s; }
+};
+template <std::size_t N>
+struct ShapeResult<std::array<Shape, N>> {
+  static constexpr int count = static_cast<int>(N);
+  static std::vector<Shape> convert(const std::array<Shape, N>& s) { return {s.begin(), s.end()}; }
+};
+template <typename... S>
+requires(std::is_same_v<S, Shape>&&...) struct ShapeResult<std::tuple<S...>> {
+  static constexpr int count = sizeof...(S);
+  static std::vector<Shape> convert(std::tuple<S...> s) {
+    return std::apply([](auto&... x) { return std::vector<Shape>{std::move(x)...}; }, s);
+  }
+};
+template <>
+struct ShapeResult<std::pair<Shape, Shape>> {
+  static constexpr int count = 2;
+  static std::vector<Shape> convert(std::pair<Shape, Shape> s) {
+    return {std::move(s.first), std::move(s.second)};
+  }
+};
+
+// ---- callables -------------------------------------------------------------------------------
+template <typename F>
+struct Signature : Signature<decltype(&F::operator())> {};
+template <typename R, typename... A>
+struct Signature<R (*)(A...)> {
+  using Result = R;
+  using Args = std::tuple<A...>;
+};
+template <typename R, typename... A>
+struct Signature<R (*)(A...) noexcept> : Signature<R (*)(A...)> {};
+template <typename C, typename R, typename... A>
+struct Signature<R (C::*)(A...) const> : Signature<R (*)(A...)> {};
+template <typename C, typename R, typename... A>
+struct Signature<R (C::*)(A...) const noexcept> : Signature<R (*)(A...)> {};
+
+template <typename F, typename R, typename... P>
+std::int64_t call_launcher(const void* callable, const LaunchArgs& args, std::tuple<P...>*) {
+  static constexpr std::array<Role, sizeof...(P)> roles{
+      LaunchParam<std::remove_cvref_t<P>>::role...};
+  static constexpr auto index = role_indices(roles);
+  const F& fn = *static_cast<const F*>(callable);
+  return [&]<std::size_t... I>(std::index_sequence<I...>)->std::int64_t {
+    if constexpr (std::is_void_v<R>) {
+      fn(LaunchParam<std::remove_cvref_t<P>>::get(args, index[I])...);
+      return 0;
+    } else {
+      return static_cast<std::int64_t>(
+          fn(LaunchParam<std::remove_cvref_t<P>>::get(args, index[I])...));
+    }
+  }
+  (std::index_sequence_for<P...>{});
+}
+
+template <typename F>
+LauncherDescriptor make_launcher(F fn, std::string name) {
+  using Sig = Signature<F>;
+  using R = typename Sig::Result;
+  static_assert(std::is_void_v<R> || std::is_integral_v<R> || std::is_enum_v<R>,
+                "autoplugin: a launcher returns void or a status (0 = success), e.g. cudaError_t");
+  LauncherDescriptor d;
+  d.name = std::move(name);
+  [&]<typename... P>(std::tuple<P...>*) {
+    (d.params.push_back(LaunchParam<std::remove_cvref_t<P>>::describe()), ...);
+  }(static_cast<typename Sig::Args*>(nullptr));
+  d.callable = std::make_shared<const F>(std::move(fn));
+  d.thunk = [](const void* callable, const LaunchArgs& args) {
+    return call_launcher<F, R>(callable, args, static_cast<typename Sig::Args*>(nullptr));
+  };
+  return d;
+}
+
+template <typename F, typename... P>
+std::vector<Shape> call_shape_function(const void* callable, std::span<const ShapeArg> args,
+                                       std::tuple<P...>*) {
+  const F& fn = *static_cast<const F*>(callable);
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    using R =
+        std::remove_cvref_t<decltype(fn(ShapeParam<std::remove_cvref_t<P>>::get(args[I])...))>;
+    return ShapeResult<R>::convert(fn(ShapeParam<std::remove_cvref_t<P>>::get(args[I])...));
+  }
+  (std::index_sequence_for<P...>{});
+}
+
+template <typename F>
+ShapeFunctionDescriptor make_shape_function(F fn) {
+  using Sig = Signature<F>;
+  ShapeFunctionDescriptor d;
+  [&]<typename... P>(std::tuple<P...>*) {
+    (d.params.push_back(ShapeParam<std::remove_cvref_t<P>>::describe()), ...);
+  }(static_cast<typename Sig::Args*>(nullptr));
+  d.num_results = ShapeResult<std::remove_cvref_t<typename Sig::Result>>::count;
+  d.callable = std::make_shared<const F>(std::move(fn));
+  d.thunk = [](const void* callable, std::span<const ShapeArg> args) {
+    // The shape function's arity is checked against the schema before any call.
+    return call_shape_function<F>(callable, args, static_cast<typename Sig::Args*>(nullptr));
+  };
+  return d;
+}
+
+}  // namespace detail
+}  // namespace autoplugin

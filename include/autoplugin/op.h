@@ -1,0 +1,238 @@
+// An op: a schema bound to launchers and a shape function, validated into everything a plugin
+// backend needs (positions, dtype table, output dtype rules, the format/dtype predicate, tactics).
+#pragma once
+
+#include <autoplugin/attr.h>
+#include <autoplugin/binding.h>
+#include <autoplugin/dim.h>
+#include <autoplugin/dtype.h>
+#include <autoplugin/schema.h>
+#include <autoplugin/value.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace autoplugin {
+
+// How an output's dtype follows from the inputs and attributes.
+struct DTypeRule {
+  enum class Kind : std::uint8_t { SameAsInput, Fixed, FromAttribute };
+  Kind kind = Kind::SameAsInput;
+  std::string argument;  // SameAsInput: input name; FromAttribute: ScalarType attribute name
+  DType dtype = DType::Float32;  // Fixed
+};
+DTypeRule same_dtype_as(std::string input);
+DTypeRule fixed_dtype(DType dtype);
+DTypeRule dtype_from_attribute(std::string attribute);
+
+// Values `describe` uses to show output shapes when a required attribute has no default, or a
+// tensor's rank or a SymInt[] argument's length matters.
+class Example {
+ public:
+  Example& rank(std::string tensor, std::size_t rank);
+  Example& length(std::string shape_argument, std::size_t length);
+  Example& attr(std::string attribute, AttrValue value);
+
+  std::optional<std::size_t> rank_of(std::string_view name) const;
+  const AttrValue* attr_of(std::string_view name) const;
+
+ private:
+  std::vector<std::pair<std::string, std::size_t>> ranks_;
+  std::vector<std::pair<std::string, AttrValue>> attributes_;
+};
+
+// What AUTOPLUGIN_OP records; options chain on it. Validated into an Op after static
+// initialization (see OpRegistry::ops), so option order does not matter.
+class OpDeclaration {
+ public:
+  OpDeclaration(std::string schema, ShapeFunctionDescriptor shape_function,
+                std::vector<LauncherDescriptor> launchers, std::string location);
+
+  OpDeclaration& version(std::string version);
+  OpDeclaration& output_dtype(std::string output, DTypeRule rule);
+  // Formats `tensor` (an input or output name) may take; LINEAR only when not declared.
+  OpDeclaration& formats(std::string tensor, std::vector<Format> formats);
+  OpDeclaration& example(Example example);
+
+  const std::string& schema_text() const noexcept { return schema_text_; }
+  const std::string& location() const noexcept { return location_; }
+
+ private:
+  friend class Op;
+  std::string schema_text_;
+  ShapeFunctionDescriptor shape_function_;
+  std::vector<LauncherDescriptor> launchers_;
+  std::string location_;
+  std::string version_ = "1";
+  std::vector<std::pair<std::string, DTypeRule>> dtype_rules_;
+  std::vector<std::pair<std::string, std::vector<Format>>> formats_;
+  Example example_;
+};
+
+// The dtype and format of one input or output position, as a backend proposes them.
+struct PortDesc {
+  DType dtype = DType::Float32;
+  Format format = Format::Linear;
+};
+
+// A launcher with the dtypes it handles, at plugin positions (inputs, outputs, size tensors).
+struct LauncherEntry {
+  const LauncherDescriptor* launcher = nullptr;
+  std::vector<DType> dtypes;  // inputs then outputs; size tensors are always Int64
+  std::int32_t tactic = 0;    // 1-based among launchers with the same dtypes; 0 when alone
+};
+
+class Op {
+ public:
+  // Validates a declaration; throws BindingError listing every problem, each naming the op.
+  static Op build(const OpDeclaration& declaration);
+
+  const Schema& schema() const noexcept { return *schema_; }
+  const std::string& name() const noexcept { return schema_->name; }
+  std::string qualified_name() const { return schema_->qualified_name(); }
+  std::string plugin_name() const { return schema_->plugin_name(); }
+  const std::string& plugin_namespace() const noexcept { return schema_->ns; }
+  const std::string& version() const noexcept { return version_; }
+  const std::string& location() const noexcept { return location_; }
+
+  // Plugin positions: inputs are the tensor arguments; outputs are the returns followed by one
+  // 0-d Int64 size tensor per data-dependent extent. Shape inputs (SymInt, SymInt[]) are separate.
+  int num_inputs() const noexcept { return static_cast<int>(input_arguments_.size()); }
+  int num_returns() const noexcept { return static_cast<int>(schema_->returns.size()); }
+  int num_size_tensors() const noexcept { return num_size_tensors_; }
+  int num_outputs() const noexcept { return num_returns() + num_size_tensors_; }
+  int num_shape_inputs() const noexcept { return static_cast<int>(shape_input_arguments_.size()); }
+  const Argument& input(int i) const { return schema_->arguments[input_arguments_.at(i)]; }
+  const Argument& shape_input(int i) const {
+    return schema_->arguments[shape_input_arguments_.at(i)];
+  }
+  std::string output_name(int output) const;  // return name, or "<first return>_size<k>"
+  const std::vector<const Argument*>& attributes() const noexcept { return attributes_; }
+
+  const std::vector<LauncherEntry>& launchers() const noexcept { return launchers_; }
+  // Number of tactics for an input/output dtype combination (1 when there is a single launcher).
+  int tactic_count(std::span<const DType> dtypes) const noexcept;
+  // The launcher for these input+output dtypes and tactic (0 = the first), or null.
+  const LauncherEntry* find_launcher(std::span<const DType> dtypes,
+                                     std::int32_t tactic) const noexcept;
+
+  const DTypeRule& output_dtype_rule(int output) const { return dtype_rules_.at(output); }
+  // The dtype of `output` for these input dtypes and attribute values; Int64 for size tensors.
+  DType output_dtype(int output, std::span<const DType> input_dtypes,
+                     std::span<const AttrValue> attributes) const;
+  const std::vector<Format>& formats(int position) const { return formats_.at(position); }
+
+  // TensorRT's supportsFormatCombination: decides `pos` from ports[0..pos] only, so the answer
+  // never depends on later positions. `ports` may be longer than pos + 1.
+  bool supports(int pos, std::span<const PortDesc> ports,
+                std::span<const AttrValue> attributes) const noexcept;
+
+  // In-place ops: the input an output aliases ("Tensor(a!)" on both), or -1.
+  int aliased_input(int output) const noexcept;
+
+  // Decodes plugin fields (TensorRT's or ours) and checks them against the launchers' parameter
+  // types. Throws FieldError naming the op and every bad field.
+  DecodedAttributes decode_fields(std::span<const FieldView> fields) const;
+  FieldList encode_fields(std::span<const AttrValue> attributes) const;
+
+  // Runs the shape function. `inputs` has one shape per input (absent Tensor?: null entry in
+  // `present`), `shape_inputs` one per SymInt/SymInt[] argument (a SymInt is a rank-1 shape).
+  // Returns one shape per return. Size tensors are recorded in `scope`. Every failure, including
+  // an exception thrown by the user's function, becomes a ShapeError naming the op.
+  std::vector<Shape> output_shapes(std::span<const Shape> inputs,
+                                   std::span<const Shape> shape_inputs,
+                                   std::span<const AttrValue> attributes, ShapeScope& scope,
+                                   std::span<const bool> inputs_present = {}) const;
+
+  // Calls a launcher; returns its status (0 = success). User exceptions propagate.
+  std::int64_t launch(const LauncherEntry& entry, const LaunchArgs& args) const {
+    return entry.launcher->thunk(entry.launcher->callable.get(), args);
+  }
+
+  const Example& example() const noexcept { return example_; }
+  const ShapeFunctionDescriptor& shape_function() const noexcept { return shape_function_; }
+
+ private:
+  Op() = default;
+  std::shared_ptr<const Schema> schema_;
+  std::string version_;
+  std::string location_;
+  std::vector<std::size_t> input_arguments_;        // schema argument index per input
+  std::vector<std::size_t> shape_input_arguments_;  // schema argument index per shape input
+  std::vector<const Argument*> attributes_;
+  int num_size_tensors_ = 0;
+  std::vector<LauncherDescriptor> launcher_descriptors_;
+  std::vector<LauncherEntry> launchers_;
+  std::vector<DTypeRule> dtype_rules_;        // per output position
+  std::vector<std::vector<Format>> formats_;  // per input/output position
+  std::vector<int> aliases_;                  // per output position
+  ShapeFunctionDescriptor shape_function_;
+  Example example_;
+};
+
+// All ops declared in this program (and the libraries it loaded).
+class OpRegistry {
+ public:
+  OpDeclaration& add(OpDeclaration declaration);
+  // Validates declarations added since the last call. Invalid ones are left out of ops() and
+  // reported by errors().
+  const std::vector<Op>& ops();
+  const std::vector<std::string>& errors();
+  const Op* find(std::string_view qualified_name);
+
+ private:
+  void validate_pending();
+  std::vector<std::unique_ptr<OpDeclaration>> declarations_;
+  std::size_t validated_ = 0;
+  std::vector<Op> ops_;
+  std::vector<std::string> errors_;
+};
+
+OpRegistry& registry();
+
+// Splits the stringified launcher list of AUTOPLUGIN_OP at top-level commas.
+std::vector<std::string> split_launcher_names(std::string_view text);
+
+// Binds a shape function and launchers to a schema, without registering (see declare_op).
+template <typename ShapeFn, typename... Launchers>
+OpDeclaration make_declaration(std::string schema, std::string_view launcher_names,
+                               std::string location, ShapeFn shape_function,
+                               Launchers... launchers) {
+  static_assert(sizeof...(Launchers) > 0, "autoplugin: an op needs at least one launcher");
+  std::vector<std::string> names = split_launcher_names(launcher_names);
+  names.resize(sizeof...(Launchers));
+  std::vector<LauncherDescriptor> descriptors;
+  std::size_t i = 0;
+  (descriptors.push_back(detail::make_launcher(launchers, std::move(names[i++]))), ...);
+  return OpDeclaration(std::move(schema), detail::make_shape_function(std::move(shape_function)),
+                       std::move(descriptors), std::move(location));
+}
+
+// What AUTOPLUGIN_OP calls: binds and registers.
+template <typename ShapeFn, typename... Launchers>
+OpDeclaration& declare_op(std::string schema, std::string_view launcher_names, std::string location,
+                          ShapeFn shape_function, Launchers... launchers) {
+  return registry().add(make_declaration(std::move(schema), launcher_names, std::move(location),
+                                         std::move(shape_function), std::move(launchers)...));
+}
+
+}  // namespace autoplugin
+
+#define AUTOPLUGIN_CONCAT_IMPL(a, b) a##b
+#define AUTOPLUGIN_CONCAT(a, b) AUTOPLUGIN_CONCAT_IMPL(a, b)
+#define AUTOPLUGIN_STRINGIFY_IMPL(x) #x
+#define AUTOPLUGIN_STRINGIFY(x) AUTOPLUGIN_STRINGIFY_IMPL(x)
+
+// One declaration per op: AUTOPLUGIN_OP(schema, shape_function, launcher, launcher...).
+// Options chain after it: AUTOPLUGIN_OP(...).version("2").output_dtype("y", ...);
+#define AUTOPLUGIN_OP(schema, shape_function, ...)                                                \
+  [[maybe_unused]] static ::autoplugin::OpDeclaration& AUTOPLUGIN_CONCAT(autoplugin_op_,          \
+                                                                         __COUNTER__) =           \
+      ::autoplugin::declare_op(schema, #__VA_ARGS__, __FILE__ ":" AUTOPLUGIN_STRINGIFY(__LINE__), \
+                               shape_function, __VA_ARGS__)

@@ -1,0 +1,549 @@
+// Binding a schema to launchers and a shape function: validation messages, dtype table, output
+// dtype rules, the format/dtype predicate, launches and shape evaluation.
+#include <autoplugin/autoplugin.h>
+#include <autoplugin/describe.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace ap = autoplugin;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+#define DECLARE(schema, shape, ...) \
+  ::autoplugin::make_declaration(schema, #__VA_ARGS__, "test.cpp:1", shape, __VA_ARGS__)
+
+namespace {
+
+// ---- launchers and shape functions used by the tests (CPU code: the core never runs kernels) ----
+template <typename T>
+void pad_launcher(ap::In<T> x, ap::Out<T> y, std::span<const std::int64_t> padding,
+                  ap::Stream stream) {
+  (void)x, (void)y, (void)padding, (void)stream;
+}
+ap::Shape pad_shape(ap::Shape x, std::span<const std::int64_t> padding) {
+  for (std::size_t i = 0; i < padding.size() / 2; ++i) {
+    x[x.rank() - 1 - i] += padding[2 * i] + padding[2 * i + 1];
+  }
+  return x;
+}
+ap::Shape identity_shape(ap::Shape x) { return x; }
+
+template <typename T>
+void copy_launcher(ap::In<T> x, ap::Out<T> y, ap::Stream) {
+  for (std::int64_t i = 0; i < x.numel(); ++i) y.data()[i] = x.data()[i];
+}
+template <typename T>
+void negate_launcher(ap::In<T> x, ap::Out<T> y, ap::Stream) {
+  for (std::int64_t i = 0; i < x.numel(); ++i) y.data()[i] = -x.data()[i];
+}
+
+ap::TensorRef ref(void* data, ap::DType dtype, std::initializer_list<std::int64_t> extents) {
+  ap::TensorRef r;
+  r.data = data;
+  r.dtype = dtype;
+  r.rank = static_cast<std::int32_t>(extents.size());
+  std::copy(extents.begin(), extents.end(), r.extents.begin());
+  return r;
+}
+
+std::string build_error(const ap::OpDeclaration& d) {
+  try {
+    ap::Op::build(d);
+  } catch (const ap::BindingError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// ---- validation ------------------------------------------------------------------------------
+
+TEST(OpBuild, ValidOpHasPositionsAndDtypeTable) {
+  auto op = ap::Op::build(DECLARE("ex::pad(Tensor x, int[] padding) -> Tensor", pad_shape,
+                                  pad_launcher<float>, pad_launcher<std::int32_t>));
+  EXPECT_EQ(op.qualified_name(), "ex::pad");
+  EXPECT_EQ(op.plugin_name(), "pad");
+  EXPECT_EQ(op.plugin_namespace(), "ex");
+  EXPECT_EQ(op.version(), "1");
+  EXPECT_EQ(op.num_inputs(), 1);
+  EXPECT_EQ(op.num_outputs(), 1);
+  ASSERT_EQ(op.launchers().size(), 2u);
+  EXPECT_EQ(op.launchers()[0].launcher->name, "pad_launcher<float>");
+  EXPECT_EQ(op.launchers()[1].launcher->name, "pad_launcher<std::int32_t>");
+  EXPECT_EQ(op.launchers()[1].dtypes, (std::vector{ap::DType::Int32, ap::DType::Int32}));
+  EXPECT_EQ(op.output_dtype_rule(0).kind, ap::DTypeRule::Kind::SameAsInput);
+  ASSERT_EQ(op.attributes().size(), 1u);
+  EXPECT_EQ(op.attributes()[0]->name, "padding");
+}
+
+template <typename T>
+void bad_launcher(ap::In<T> x, double padding, std::string_view mode, ap::Out<T> y) {
+  (void)x, (void)padding, (void)mode, (void)y;
+}
+ap::Shape bad_shape(ap::Shape x, double padding) {
+  (void)padding;
+  return x;
+}
+
+TEST(OpBuild, ReportsEveryMismatchInOneMessage) {
+  const std::string message =
+      build_error(DECLARE("ex::pad(Tensor x, Tensor? bias, int[] padding) -> (Tensor y, Tensor z)",
+                          bad_shape, bad_launcher<float>));
+  EXPECT_THAT(message, AllOf(HasSubstr("op 'ex::pad'"), HasSubstr("test.cpp:1"),
+                             HasSubstr("launcher 'bad_launcher<float>' takes 1 input tensor "
+                                       "(In<T>/OptIn<T>) but the schema declares 2 (x, bias)"),
+                             HasSubstr("takes 1 output tensor (Out<T>) but the schema returns 2 "
+                                       "(y, z)"),
+                             HasSubstr("takes no cudaStream_t"),
+                             HasSubstr("takes 2 attributes but the schema declares 1 (padding)"),
+                             HasSubstr("shape function takes 2 parameters but the schema declares "
+                                       "3 arguments")));
+}
+
+template <typename T>
+void typed_launcher(ap::In<T> x, ap::Out<T> y, double padding, std::int64_t mode, ap::Stream) {
+  (void)x, (void)y, (void)padding, (void)mode;
+}
+ap::Shape typed_shape(ap::Shape x, std::span<const std::int64_t>, std::string_view) { return x; }
+
+TEST(OpBuild, NamesArgumentExpectedAndActualTypes) {
+  const std::string message =
+      build_error(DECLARE("ex::op(Tensor x, int[] padding, str mode) -> Tensor", typed_shape,
+                          typed_launcher<float>, typed_launcher<ap::half_storage>));
+  EXPECT_THAT(message,
+              AllOf(HasSubstr("argument 'padding': schema type int[], launcher "
+                              "'typed_launcher<float>' takes double (expected "
+                              "std::span<const int64_t> or std::vector<int64_t>)"),
+                    HasSubstr("argument 'mode': schema type str, launcher 'typed_launcher<float>' "
+                              "takes int64_t (expected std::string_view or std::string)"),
+                    HasSubstr("launcher 'typed_launcher<ap::half_storage>' takes double")));
+}
+
+template <typename T>
+void optional_input_launcher(ap::In<T> x, ap::In<T> bias, ap::Out<T> y, ap::Stream) {
+  (void)x, (void)bias, (void)y;
+}
+ap::Shape two_shapes(ap::Shape x, ap::Shape bias) {
+  (void)bias;
+  return x;
+}
+
+TEST(OpBuild, OptionalTensorNeedsOptInAndOptionalShape) {
+  const std::string message = build_error(DECLARE("ex::op(Tensor x, Tensor? bias) -> Tensor",
+                                                  two_shapes, optional_input_launcher<float>));
+  EXPECT_THAT(message, HasSubstr("argument 'bias': schema type Tensor?, launcher "
+                                 "'optional_input_launcher<float>' takes In<float32> (expected "
+                                 "OptIn<T>)"));
+  EXPECT_THAT(message, HasSubstr("argument 'bias': schema type Tensor?, shape function parameter "
+                                 "2 has type Shape (expected std::optional<autoplugin::Shape>)"));
+}
+
+void optional_attr_launcher(ap::In<float> x, ap::Out<float> y, std::int64_t dim, ap::Stream) {
+  (void)x, (void)y, (void)dim;
+}
+ap::Shape optional_attr_shape(ap::Shape x, std::optional<std::int64_t> dim) {
+  (void)dim;
+  return x;
+}
+
+TEST(OpBuild, NoneNeedsAnOptionalParameter) {
+  const std::string message = build_error(DECLARE("ex::op(Tensor x, int? dim=None) -> Tensor",
+                                                  optional_attr_shape, optional_attr_launcher));
+  EXPECT_THAT(message, HasSubstr("argument 'dim': schema type int?, launcher "
+                                 "'optional_attr_launcher' takes int64_t (expected std::optional "
+                                 "of int64_t or int32_t)"));
+}
+
+TEST(OpBuild, MalformedSchemaNamesTheDeclaration) {
+  const std::string message =
+      build_error(DECLARE("ex::op(Tensor x -> Tensor", identity_shape, copy_launcher<float>));
+  EXPECT_THAT(message, AllOf(HasSubstr("op declared at test.cpp:1"), HasSubstr("column")));
+}
+
+template <typename T, typename U>
+void convert_launcher(ap::In<T> x, ap::Out<U> y, ap::Stream) {
+  (void)x, (void)y;
+}
+
+TEST(OpBuild, OutputDtypeRulesFollowTheLaunchers) {
+  auto same = ap::Op::build(DECLARE("ex::op(Tensor x) -> Tensor", identity_shape,
+                                    convert_launcher<float, float>,
+                                    convert_launcher<ap::half_storage, ap::half_storage>));
+  EXPECT_EQ(same.output_dtype_rule(0).kind, ap::DTypeRule::Kind::SameAsInput);
+  EXPECT_EQ(same.output_dtype_rule(0).argument, "x");
+
+  auto fixed = ap::Op::build(DECLARE("ex::op(Tensor x) -> Tensor", identity_shape,
+                                     convert_launcher<float, std::int64_t>,
+                                     convert_launcher<ap::half_storage, std::int64_t>));
+  EXPECT_EQ(fixed.output_dtype_rule(0).kind, ap::DTypeRule::Kind::Fixed);
+  EXPECT_EQ(fixed.output_dtype_rule(0).dtype, ap::DType::Int64);
+
+  const std::string ambiguous = build_error(
+      DECLARE("ex::op(Tensor x) -> Tensor", identity_shape, convert_launcher<float, std::int64_t>,
+              convert_launcher<float, std::int32_t>, convert_launcher<ap::half_storage, float>));
+  EXPECT_THAT(ambiguous, AllOf(HasSubstr("output 'out': the launchers give dtypes (int64 from "
+                                         "'convert_launcher<float, std::int64_t>'"),
+                               HasSubstr("declare .output_dtype(\"out\", ...)")));
+}
+
+void cast_launcher_f16(ap::In<float> x, ap::Out<ap::half_storage> y, ap::DType, ap::Stream) {
+  (void)x, (void)y;
+}
+void cast_launcher_i32(ap::In<float> x, ap::Out<std::int32_t> y, ap::DType, ap::Stream) {
+  (void)x, (void)y;
+}
+ap::Shape cast_shape(ap::Shape x, ap::DType) { return x; }
+
+TEST(OpBuild, OutputDtypeFromScalarTypeAttribute) {
+  auto d = DECLARE("ex::cast(Tensor x, ScalarType dtype) -> Tensor", cast_shape, cast_launcher_f16,
+                   cast_launcher_i32);
+  d.output_dtype("out", ap::dtype_from_attribute("dtype"));
+  auto op = ap::Op::build(d);
+  const std::vector<ap::DType> in{ap::DType::Float32};
+  const std::vector<ap::AttrValue> to_int{ap::DType::Int32};
+  EXPECT_EQ(op.output_dtype(0, in, to_int), ap::DType::Int32);
+  // The predicate accepts exactly the dtype the attribute names.
+  const std::vector<ap::PortDesc> ok{{ap::DType::Float32}, {ap::DType::Int32}};
+  const std::vector<ap::PortDesc> wrong{{ap::DType::Float32}, {ap::DType::Float16}};
+  EXPECT_TRUE(op.supports(1, ok, to_int));
+  EXPECT_FALSE(op.supports(1, wrong, to_int));
+
+  auto bad =
+      DECLARE("ex::cast(Tensor x, ScalarType dtype) -> Tensor", cast_shape, cast_launcher_f16);
+  bad.output_dtype("out", ap::dtype_from_attribute("x"))
+      .output_dtype("nope", ap::fixed_dtype(ap::DType::Int8));
+  EXPECT_THAT(build_error(bad),
+              AllOf(HasSubstr("dtype rule names 'x', which is not a ScalarType attribute"),
+                    HasSubstr("output_dtype names 'nope', which is not an output")));
+}
+
+TEST(OpBuild, SameDtypesBecomeTactics) {
+  auto op =
+      ap::Op::build(DECLARE("ex::op(Tensor x) -> Tensor", identity_shape, copy_launcher<float>,
+                            negate_launcher<float>, copy_launcher<std::int32_t>));
+  const std::vector f32{ap::DType::Float32, ap::DType::Float32};
+  const std::vector i32{ap::DType::Int32, ap::DType::Int32};
+  EXPECT_EQ(op.tactic_count(f32), 2);
+  EXPECT_EQ(op.tactic_count(i32), 1);
+  EXPECT_EQ(op.launchers()[0].tactic, 1);
+  EXPECT_EQ(op.launchers()[1].tactic, 2);
+  EXPECT_EQ(op.launchers()[2].tactic, 0);
+  EXPECT_EQ(op.find_launcher(f32, 0)->launcher->name, "copy_launcher<float>");
+  EXPECT_EQ(op.find_launcher(f32, 2)->launcher->name, "negate_launcher<float>");
+  EXPECT_EQ(op.find_launcher(f32, 3), nullptr);
+  EXPECT_EQ(op.find_launcher(std::vector{ap::DType::Float16, ap::DType::Float16}, 0), nullptr);
+}
+
+template <typename T>
+void inplace_launcher(ap::In<T> x, ap::Out<T> y, ap::Stream) {
+  (void)x, (void)y;
+}
+
+TEST(OpBuild, InPlaceOutputsAliasTheirInput) {
+  auto op = ap::Op::build(
+      DECLARE("ex::relu_(Tensor(a!) x) -> Tensor(a!)", identity_shape, inplace_launcher<float>));
+  EXPECT_EQ(op.aliased_input(0), 0);
+  EXPECT_THAT(build_error(DECLARE("ex::relu_(Tensor(a) x) -> Tensor(b!)", identity_shape,
+                                  inplace_launcher<float>)),
+              HasSubstr("output 'out' aliases set 'b', which no input has"));
+  EXPECT_THAT(build_error(DECLARE("ex::relu_(Tensor(a!) x) -> Tensor(a!)", identity_shape,
+                                  convert_launcher<float, std::int32_t>)),
+              HasSubstr("in-place output 'out' must have the dtype of input 'x'"));
+}
+
+TEST(OpBuild, FormatsAndExampleNamesAreChecked) {
+  auto d = DECLARE("ex::op(Tensor x) -> Tensor", identity_shape, copy_launcher<float>);
+  d.formats("y", {ap::Format::HWC8});
+  EXPECT_THAT(build_error(d), HasSubstr("formats names 'y', which is not an input or output"));
+}
+
+// ---- registration ----------------------------------------------------------------------------
+
+template <typename T>
+void registered_launcher(ap::In<T> x, ap::Out<T> y, std::int32_t wrong, ap::Stream) {
+  (void)x, (void)y, (void)wrong;
+}
+ap::Shape registered_shape(ap::Shape x, std::string_view) { return x; }
+
+AUTOPLUGIN_OP("op_test::mismatched(Tensor x, str mode) -> Tensor", registered_shape,
+              registered_launcher<float>);
+AUTOPLUGIN_OP("op_test::good(Tensor x) -> Tensor", identity_shape, copy_launcher<float>)
+    .version("3");
+
+TEST(Registry, InvalidDeclarationsAreReportedWhenTheLibraryLoads) {
+  auto& registry = ap::registry();
+  EXPECT_NE(registry.find("op_test::good"), nullptr);
+  EXPECT_EQ(registry.find("op_test::good")->version(), "3");
+  EXPECT_EQ(registry.find("op_test::mismatched"), nullptr);
+  std::string all;
+  for (const auto& e : registry.errors()) all += e + "\n";
+  EXPECT_THAT(all, AllOf(HasSubstr("op 'op_test::mismatched' (declared at "),
+                         HasSubstr("argument 'mode': schema type str, launcher "
+                                   "'registered_launcher<float>' takes int32_t")));
+}
+
+TEST(Registry, SplitsLauncherNamesAtTopLevelCommas) {
+  EXPECT_EQ(ap::split_launcher_names(" f<float, int>, g , h<std::pair<a, b>>(x)"),
+            (std::vector<std::string>{"f<float, int>", "g", "h<std::pair<a, b>>(x)"}));
+}
+
+// ---- the format/dtype predicate -----------------------------------------------------------------
+
+template <typename A, typename B, typename C>
+void mixed_launcher(ap::In<A> a, ap::In<B> b, ap::Out<C> c, ap::Out<std::int64_t> idx, ap::Stream) {
+  (void)a, (void)b, (void)c, (void)idx;
+}
+std::pair<ap::Shape, ap::Shape> mixed_shape(ap::Shape a, ap::Shape b) {
+  (void)b;
+  return {a, a};
+}
+
+TEST(Predicate, AnswersFromEarlierPositionsOnly) {
+  auto d = DECLARE("ex::mixed(Tensor a, Tensor b) -> (Tensor c, Tensor idx)", mixed_shape,
+                   (mixed_launcher<float, float, float>),
+                   (mixed_launcher<ap::half_storage, float, ap::half_storage>),
+                   (mixed_launcher<std::int32_t, std::int32_t, std::int32_t>));
+  d.formats("a", {ap::Format::Linear, ap::Format::HWC8});
+  auto op = ap::Op::build(d);
+  const std::vector<ap::DType> all{ap::DType::Float32, ap::DType::Float16, ap::DType::BFloat16,
+                                   ap::DType::Int32,   ap::DType::Int64,   ap::DType::Int8};
+  const std::vector<ap::Format> formats{ap::Format::Linear, ap::Format::HWC8, ap::Format::CHW4};
+  std::mt19937 rng(7);
+  auto random_port = [&] {
+    return ap::PortDesc{all[rng() % all.size()], formats[rng() % formats.size()]};
+  };
+  int accepted = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::vector<ap::PortDesc> ports(4);
+    for (auto& p : ports) p = random_port();
+    const int pos = static_cast<int>(rng() % 4);
+    const bool answer = op.supports(pos, ports, {});
+    accepted += answer ? 1 : 0;
+    for (int later = pos + 1; later < 4; ++later) ports[std::size_t(later)] = random_port();
+    ASSERT_EQ(op.supports(pos, ports, {}), answer) << "position " << pos;
+  }
+  EXPECT_GT(accepted, 100);  // the property is not vacuous
+}
+
+TEST(Predicate, AcceptsExactlyTheLauncherCombinations) {
+  auto op = ap::Op::build(DECLARE("ex::mixed(Tensor a, Tensor b) -> (Tensor c, Tensor idx)",
+                                  mixed_shape, (mixed_launcher<float, float, float>),
+                                  (mixed_launcher<ap::half_storage, float, ap::half_storage>)));
+  using D = ap::DType;
+  auto ports = [](D a, D b, D c, D idx) { return std::vector<ap::PortDesc>{{a}, {b}, {c}, {idx}}; };
+  EXPECT_TRUE(op.supports(3, ports(D::Float16, D::Float32, D::Float16, D::Int64), {}));
+  EXPECT_FALSE(op.supports(1, ports(D::Float16, D::Float16, D::Float16, D::Int64), {}));
+  EXPECT_FALSE(op.supports(2, ports(D::Float16, D::Float32, D::Float32, D::Int64), {}));
+  EXPECT_FALSE(op.supports(3, ports(D::Float32, D::Float32, D::Float32, D::Int32), {}));
+  auto hwc = ports(D::Float32, D::Float32, D::Float32, D::Int64);
+  hwc[0].format = ap::Format::HWC8;
+  EXPECT_FALSE(op.supports(0, hwc, {}));
+  EXPECT_FALSE(op.supports(4, hwc, {}));
+  EXPECT_FALSE(op.supports(-1, hwc, {}));
+}
+
+// ---- launching -------------------------------------------------------------------------------
+
+struct Recorded {
+  std::int32_t scale = 0;
+  std::string mode;
+  std::vector<std::int64_t> padding;
+  std::optional<double> eps;
+  ap::Stream stream = nullptr;
+};
+Recorded recorded;
+
+int scale_launcher(ap::In<float> x, std::int32_t scale, ap::Out<float> y, std::string_view mode,
+                   ap::Stream stream, std::span<const std::int64_t> padding,
+                   std::optional<double> eps) {
+  recorded = {scale, std::string(mode), {padding.begin(), padding.end()}, eps, stream};
+  for (std::int64_t i = 0; i < x.numel(); ++i) y.data()[i] = x.data()[i] * float(scale);
+  return scale < 0 ? 7 : 0;
+}
+ap::Shape scale_shape(ap::Shape x, std::int64_t, std::string_view, std::span<const std::int64_t>,
+                      std::optional<double>) {
+  return x;
+}
+
+class Launch : public ::testing::Test {
+ protected:
+  ap::Op op = ap::Op::build(DECLARE(
+      "ex::scale(Tensor x, int scale, str mode=\"fast\", int[] padding=[1, 2], float? eps=None) "
+      "-> Tensor",
+      scale_shape, scale_launcher));
+};
+
+TEST_F(Launch, PassesTensorsAttributesAndStream) {
+  std::vector<float> x{1, 2, 3, 4, 5, 6}, y(6);
+  const std::vector<ap::TensorRef> inputs{ref(x.data(), ap::DType::Float32, {2, 3})};
+  const std::vector<ap::TensorRef> outputs{ref(y.data(), ap::DType::Float32, {2, 3})};
+  auto fields = op.encode_fields(std::vector<ap::AttrValue>{std::int64_t{3}, std::string("exact"),
+                                                            ap::IntList{4, 5}, ap::AttrValue{}});
+  auto decoded = op.decode_fields(fields.views());
+  auto* stream = reinterpret_cast<ap::Stream>(0x1234);
+  ap::LaunchArgs args{inputs, outputs, {}, decoded.values, stream};
+  EXPECT_EQ(op.launch(op.launchers()[0], args), 0);
+  EXPECT_EQ(y, (std::vector<float>{3, 6, 9, 12, 15, 18}));
+  EXPECT_EQ(recorded.scale, 3);
+  EXPECT_EQ(recorded.mode, "exact");
+  EXPECT_EQ(recorded.padding, (std::vector<std::int64_t>{4, 5}));
+  EXPECT_FALSE(recorded.eps.has_value());
+  EXPECT_EQ(recorded.stream, stream);
+}
+
+TEST_F(Launch, ReturnsTheLauncherStatus) {
+  std::vector<float> x{1}, y(1);
+  const std::vector<ap::TensorRef> inputs{ref(x.data(), ap::DType::Float32, {1})};
+  const std::vector<ap::TensorRef> outputs{ref(y.data(), ap::DType::Float32, {1})};
+  const std::vector<ap::AttrValue> attrs{std::int64_t{-1}, std::string("fast"), ap::IntList{}, 0.5};
+  EXPECT_EQ(op.launch(op.launchers()[0], {inputs, outputs, {}, attrs, nullptr}), 7);
+  EXPECT_EQ(recorded.eps, 0.5);
+}
+
+TEST_F(Launch, RefusesAMismatchedTensorDtype) {
+  std::vector<float> x{1}, y(1);
+  const std::vector<ap::TensorRef> inputs{ref(x.data(), ap::DType::Float16, {1})};
+  const std::vector<ap::TensorRef> outputs{ref(y.data(), ap::DType::Float32, {1})};
+  const std::vector<ap::AttrValue> attrs{std::int64_t{1}, std::string(), ap::IntList{}, 0.5};
+  try {
+    op.launch(op.launchers()[0], {inputs, outputs, {}, attrs, nullptr});
+    FAIL() << "expected a TensorError";
+  } catch (const ap::TensorError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("dtype float16 but the launcher expects float32"));
+  }
+}
+
+TEST_F(Launch, DecodingChecksNarrowLauncherTypes) {
+  const std::int64_t too_big = std::int64_t{1} << 40;
+  ap::FieldList fields;
+  fields.add("scale", ap::FieldType::Int64, &too_big, 1);
+  try {
+    op.decode_fields(fields.views());
+    FAIL() << "expected a FieldError";
+  } catch (const ap::FieldError& e) {
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("op 'ex::scale'"),
+                                HasSubstr("field 'scale': value 1099511627776 does not fit "
+                                          "launcher parameter type int32_t")));
+  }
+}
+
+// ---- shape functions -------------------------------------------------------------------------
+
+ap::Shape throwing_shape(ap::Shape x) {
+  if (x.rank() == 1) throw std::runtime_error("rank 1 is not supported");
+  ap::require(x[0] > 1, "x needs more than one row");
+  return x;
+}
+
+TEST(ShapeFunction, FailuresNameTheOp) {
+  auto op =
+      ap::Op::build(DECLARE("ex::op(Tensor x) -> Tensor", throwing_shape, copy_launcher<float>));
+  ap::ShapeScope scope;
+  const std::vector<ap::AttrValue> none;
+  auto message = [&](std::vector<std::int64_t> extents) {
+    try {
+      op.output_shapes(std::vector{ap::Shape::concrete(extents)}, {}, none, scope);
+    } catch (const ap::ShapeError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_THAT(message({5}),
+              HasSubstr("op 'ex::op': shape function threw: rank 1 is not supported"));
+  EXPECT_THAT(message({1, 5}), AllOf(HasSubstr("op 'ex::op': shape function:"),
+                                     HasSubstr("x needs more than one row")));
+  EXPECT_EQ(message({2, 5}), "");
+}
+
+TEST(ShapeFunction, SymbolicOutputsAndRequirements) {
+  auto op = ap::Op::build(
+      DECLARE("ex::pad(Tensor x, int[] padding) -> Tensor", pad_shape, pad_launcher<float>));
+  ap::ShapeScope scope;
+  const std::vector<ap::AttrValue> attrs{ap::IntList{1, 1, 2, 3}};
+  auto out = op.output_shapes(std::vector{ap::Shape::symbolic_input(0, 3, "x")}, {}, attrs, scope);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(ap::to_string(out[0]), "[x[0], x[1] + 5, x[2] + 2]");
+  auto concrete = op.output_shapes(
+      std::vector{ap::Shape::concrete(std::vector<std::int64_t>{4, 5, 6})}, {}, attrs, scope);
+  EXPECT_EQ(concrete[0].values(), (std::vector<std::int64_t>{4, 10, 8}));
+}
+
+ap::Shape nonzero_shape(ap::Shape x) {
+  return {ap::size_tensor(ap::floor_div(x.numel(), 2), x.numel()), x.rank()};
+}
+void nonzero_launcher(ap::In<float> x, ap::Out<std::int64_t> y, ap::SizeOut count, ap::Stream) {
+  (void)x, (void)y, (void)count;
+}
+void nonzero_without_count(ap::In<float> x, ap::Out<std::int64_t> y, ap::Stream) {
+  (void)x, (void)y;
+}
+
+TEST(ShapeFunction, SizeTensorsBecomeExtraOutputs) {
+  auto op =
+      ap::Op::build(DECLARE("ex::nonzero(Tensor x) -> Tensor", nonzero_shape, nonzero_launcher));
+  EXPECT_EQ(op.num_outputs(), 2);
+  EXPECT_EQ(op.output_name(1), "out_size0");
+  EXPECT_EQ(op.output_dtype(1, std::vector{ap::DType::Float32}, {}), ap::DType::Int64);
+  ap::ShapeScope scope;
+  auto out = op.output_shapes(std::vector{ap::Shape::symbolic_input(0, 2, "x")}, {}, {}, scope);
+  ASSERT_EQ(scope.size_tensors().size(), 1u);
+  EXPECT_EQ(ap::to_string(scope.size_tensors()[0].upper), "x[0] * x[1]");
+  EXPECT_EQ(out[0].rank(), 2u);
+
+  auto mismatch = ap::Op::build(
+      DECLARE("ex::nonzero(Tensor x) -> Tensor", nonzero_shape, nonzero_without_count));
+  ap::ShapeScope other;
+  EXPECT_THROW(
+      {
+        try {
+          mismatch.output_shapes(std::vector{ap::Shape::symbolic_input(0, 2, "x")}, {}, {}, other);
+        } catch (const ap::ShapeError& e) {
+          EXPECT_THAT(e.what(), HasSubstr("declared 1 size tensor but the launchers take 0 "
+                                          "SizeOut parameters"));
+          throw;
+        }
+      },
+      ap::ShapeError);
+}
+
+ap::Shape reshape_shape(ap::Shape x, ap::Shape size, ap::Dim fill) {
+  ap::require(x.numel() == size.numel(), "size keeps the number of elements");
+  size.push_back(fill);
+  return size;
+}
+void reshape_launcher(ap::In<float> x, ap::Out<float> y, ap::Stream) { (void)x, (void)y; }
+
+TEST(ShapeFunction, ShapeInputsAreSymbolic) {
+  auto op = ap::Op::build(DECLARE("ex::reshape(Tensor x, SymInt[] size, SymInt fill) -> Tensor",
+                                  reshape_shape, reshape_launcher));
+  EXPECT_EQ(op.num_shape_inputs(), 2);
+  EXPECT_TRUE(op.attributes().empty());
+  ap::Shape size{ap::Dim::shape_value(0, 0, "size[0]"), ap::Dim::shape_value(0, 1, "size[1]")};
+  ap::Shape fill{ap::Dim::shape_value(1, 0, "fill")};
+  ap::ShapeScope scope;
+  auto out = op.output_shapes(std::vector{ap::Shape::symbolic_input(0, 1, "x")},
+                              std::vector{size, fill}, {}, scope);
+  EXPECT_EQ(ap::to_string(out[0]), "[size[0], size[1], fill]");
+  ASSERT_EQ(scope.requirements().size(), 1u);
+  EXPECT_EQ(scope.requirements()[0].message, "size keeps the number of elements");
+}
+
+TEST(Describe, ShowsPluginFieldsDtypesAndShapes) {
+  auto d = DECLARE("ex::pad(Tensor x, int[] padding, str mode=\"circular\") -> Tensor",
+                   ([](ap::Shape x, std::span<const std::int64_t> p, std::string_view) {
+                     return pad_shape(std::move(x), p);
+                   }),
+                   ([](ap::In<float>, ap::Out<float>, std::span<const std::int64_t>,
+                       std::string_view, ap::Stream) {}));
+  d.example(ap::Example().rank("x", 2).attr("padding", ap::IntList{2, 2}));
+  const std::string text = ap::describe(ap::Op::build(d));
+  EXPECT_THAT(text, AllOf(HasSubstr("name \"pad\", namespace \"ex\", version \"1\""),
+                          HasSubstr("padding        int[]        required"),
+                          HasSubstr("mode           str          default \"circular\""),
+                          HasSubstr("ONNX INTS"), HasSubstr("x rank 2, padding=[2, 2]"),
+                          HasSubstr("out = [x[0], x[1] + 4]"), HasSubstr("SUM(x[1], 4)")));
+}
+
+}  // namespace
