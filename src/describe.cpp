@@ -1,0 +1,174 @@
+#include <autoplugin/describe.h>
+#include <autoplugin/error.h>
+
+#include <sstream>
+
+namespace autoplugin {
+namespace {
+
+constexpr std::size_t kDefaultRank = 4;
+constexpr std::size_t kDefaultShapeInputLength = 2;
+
+std::string pad(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+// How TensorRT's ONNX parser delivers an attribute of this type.
+std::string onnx_attribute_type(const Type& type) {
+  switch (type.base) {
+    case BaseType::Int:
+    case BaseType::Bool:
+      return type.is_list ? "INTS" : "INT";
+    case BaseType::Float:
+      return type.is_list ? "FLOATS" : "FLOAT";
+    case BaseType::Str:
+    case BaseType::ScalarType:
+      return "STRING";
+    default:
+      return "-";
+  }
+}
+
+std::string dtype_rule_text(const DTypeRule& rule) {
+  switch (rule.kind) {
+    case DTypeRule::Kind::SameAsInput:
+      return "dtype of " + rule.argument;
+    case DTypeRule::Kind::Fixed:
+      return std::string(dtype_name(rule.dtype));
+    case DTypeRule::Kind::FromAttribute:
+      return "dtype named by attribute " + rule.argument;
+  }
+  return "?";
+}
+
+void describe_shapes(const Op& op, std::ostringstream& out) {
+  const Example& example = op.example();
+  std::vector<std::string> used;
+  std::vector<Shape> inputs;
+  for (int k = 0; k < op.num_inputs(); ++k) {
+    const std::string& name = op.input(k).name;
+    const std::size_t rank = example.rank_of(name).value_or(kDefaultRank);
+    inputs.push_back(Shape::symbolic_input(k, rank, name));
+    used.push_back(name + " rank " + std::to_string(rank));
+  }
+  std::vector<Shape> shape_inputs;
+  for (int k = 0; k < op.num_shape_inputs(); ++k) {
+    const Argument& a = op.shape_input(k);
+    const std::size_t length =
+        a.type.is_list ? example.rank_of(a.name).value_or(kDefaultShapeInputLength) : 1;
+    Shape values;
+    for (std::size_t i = 0; i < length; ++i) {
+      values.push_back(
+          Dim::shape_value(k, static_cast<int>(i), a.name + "[" + std::to_string(i) + "]"));
+    }
+    shape_inputs.push_back(std::move(values));
+    if (a.type.is_list) used.push_back(a.name + " length " + std::to_string(length));
+  }
+  std::vector<AttrValue> attributes;
+  std::vector<std::string> missing;
+  for (const Argument* a : op.attributes()) {
+    if (const AttrValue* value = example.attr_of(a->name)) {
+      attributes.push_back(*value);
+      used.push_back(a->name + "=" + to_string(*value));
+    } else if (a->default_value) {
+      attributes.push_back(*a->default_value);
+    } else if (a->type.optional) {
+      attributes.emplace_back(std::monostate{});
+    } else {
+      missing.push_back(a->name);
+      attributes.emplace_back(std::monostate{});
+    }
+  }
+  std::string example_text;
+  for (const auto& u : used) example_text += (example_text.empty() ? "" : ", ") + u;
+  out << "  shapes    (example: " << example_text << ")\n";
+  if (!missing.empty()) {
+    std::string names;
+    for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
+    out << "            not shown: needs example values for " << names << "\n";
+    return;
+  }
+  ShapeScope scope;
+  std::vector<Shape> outputs;
+  try {
+    outputs = op.output_shapes(inputs, shape_inputs, attributes, scope);
+  } catch (const Error& e) {
+    out << "            error: " << e.what() << "\n";
+    return;
+  }
+  std::vector<std::string> names;
+  for (int j = 0; j < op.num_returns(); ++j) {
+    names.push_back(op.output_name(j));
+    out << "            " << names.back() << " = " << to_string(outputs[std::size_t(j)]) << "\n";
+  }
+  for (std::size_t s = 0; s < scope.size_tensors().size(); ++s) {
+    const auto& decl = scope.size_tensors()[s];
+    out << "            " << op.output_name(op.num_returns() + static_cast<int>(s))
+        << ": data-dependent extent size_tensor" << s << ", opt " << to_string(decl.opt)
+        << ", upper bound " << to_string(decl.upper) << "\n";
+  }
+  for (const auto& r : scope.requirements()) {
+    out << "            requires " << to_string(r.condition.as_dim()) << "  (\"" << r.message
+        << "\")\n";
+  }
+  out << "  builder   IExprBuilder calls for these shapes:\n";
+  std::istringstream lines(operation_program(outputs, names));
+  for (std::string line; std::getline(lines, line);) out << "            " << line << "\n";
+}
+
+}  // namespace
+
+std::string describe(const Op& op) {
+  std::ostringstream out;
+  const Schema& schema = op.schema();
+  out << op.qualified_name() << "\n";
+  out << "  plugin    name \"" << op.plugin_name() << "\", namespace \"" << op.plugin_namespace()
+      << "\", version \"" << op.version() << "\"\n";
+  out << "  schema    " << schema.text << "\n";
+  out << "  declared  " << op.location() << "\n";
+  for (int k = 0; k < op.num_inputs(); ++k) {
+    const Argument& a = op.input(k);
+    out << (k == 0 ? "  inputs    " : "            ") << k << "  " << pad(a.name, 12)
+        << a.type.to_string() << "\n";
+  }
+  for (int k = 0; k < op.num_shape_inputs(); ++k) {
+    const Argument& a = op.shape_input(k);
+    out << (k == 0 ? "  shape in  " : "            ") << k << "  " << pad(a.name, 12)
+        << a.type.to_string() << "  (TensorRT shape input: values usable in output shapes)\n";
+  }
+  for (int j = 0; j < op.num_outputs(); ++j) {
+    std::string kind = j < op.num_returns() ? "Tensor" : "size tensor (0-d)";
+    out << (j == 0 ? "  outputs   " : "            ") << j << "  " << pad(op.output_name(j), 12)
+        << pad(kind, 20) << "dtype: " << dtype_rule_text(op.output_dtype_rule(j));
+    if (op.aliased_input(j) >= 0) out << ", in place of " << op.input(op.aliased_input(j)).name;
+    out << "\n";
+  }
+  if (op.attributes().empty()) out << "  fields    none\n";
+  for (std::size_t i = 0; i < op.attributes().size(); ++i) {
+    const Argument& a = *op.attributes()[i];
+    out << (i == 0 ? "  fields    " : "            ") << pad(a.name, 15)
+        << pad(a.type.to_string(), 13)
+        << pad(a.default_value ? "default " + to_string(*a.default_value)
+                               : (a.type.optional ? "default None" : "required"),
+               22)
+        << "ONNX " << onnx_attribute_type(a.type) << "\n";
+  }
+  out << "  dtypes    ";
+  std::vector<std::string> headers;
+  for (int k = 0; k < op.num_inputs(); ++k) headers.push_back(op.input(k).name);
+  for (int j = 0; j < op.num_returns(); ++j) headers.push_back(op.output_name(j));
+  for (const auto& h : headers) out << pad(h, 10);
+  out << "launcher\n";
+  for (const LauncherEntry& e : op.launchers()) {
+    out << "            ";
+    for (DType dtype : e.dtypes) out << pad(std::string(dtype_name(dtype)), 10);
+    out << e.launcher->name;
+    if (e.tactic > 0) out << "  (tactic " << e.tactic << ")";
+    out << "\n";
+  }
+  describe_shapes(op, out);
+  return out.str();
+}
+
+}  // namespace autoplugin
