@@ -25,6 +25,9 @@ namespace {
 std::atomic<std::size_t> g_allocations{0};
 }  // namespace
 
+// GCC 12 pairs the inlined replacement operators with its built-in knowledge of new and warns
+// about free() on memory from operator new; here both sides are ours and use malloc/free.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(std::size_t size) {
   ++g_allocations;
   if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;

@@ -320,6 +320,9 @@ struct BadSchema {
   std::string phrase;
 };
 
+// Readable failure output and stable test names: the case's text, not its bytes.
+void PrintTo(const BadSchema& bad, std::ostream* out) { *out << '"' << bad.text << '"'; }
+
 class SchemaErrorTest : public ::testing::TestWithParam<BadSchema> {};
 
 TEST_P(SchemaErrorTest, ReportsColumnAndReason) {
@@ -420,7 +423,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadSchema{"op(Tensor x, *, *, int k) -> Tensor", 17, "only one bare '*'"},
         BadSchema{"op(Tensor x, *) -> Tensor", 14, "must be followed by keyword-only arguments"},
         BadSchema{"op(Tensor x, * int k) -> Tensor", 16, "expected ',' or ')' after '*'"},
-        BadSchema{"op(Tensor x) -> (Tensor y) z", 28, "unexpected 'z'"}));
+        BadSchema{"op(Tensor x) -> (Tensor y) z", 28, "unexpected 'z'"}),
+    [](const ::testing::TestParamInfo<BadSchema>& param) { return std::to_string(param.index); });
 
 TEST(SchemaErrorMessageTest, ShowsTextAndCaretUnderColumn) {
   const std::string text = "ns::op(Tensor x, Tensor y int k) -> Tensor";
