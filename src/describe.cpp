@@ -112,6 +112,14 @@ void describe_shapes(const Op& op, std::ostringstream& out) {
     out << "            requires " << to_string(r.condition.as_dim()) << "  (\"" << r.message
         << "\")\n";
   }
+  if (op.has_workspace()) {
+    try {
+      out << "            workspace = "
+          << to_string(op.workspace_bytes(inputs, shape_inputs, attributes)) << " bytes\n";
+    } catch (const Error& e) {
+      out << "\n            error: " << e.what() << "\n";
+    }
+  }
   out << "  builder   IExprBuilder calls for these shapes:\n";
   std::istringstream lines(operation_program(outputs, names));
   for (std::string line; std::getline(lines, line);) out << "            " << line << "\n";

@@ -219,9 +219,10 @@ void check_launcher(const Schema& schema, const std::vector<const Argument*>& in
 }
 
 void check_shape_function(const Schema& schema, const ShapeFunctionDescriptor& f,
-                          Problems& problems) {
+                          std::string_view what, Problems& problems) {
+  const std::string who(what);
   if (f.params.size() != schema.arguments.size()) {
-    problems.add("shape function takes " + plural(f.params.size(), "parameter") +
+    problems.add(who + " takes " + plural(f.params.size(), "parameter") +
                  " but the schema declares " + plural(schema.arguments.size(), "argument") +
                  "; it takes every schema argument, in order");
   } else {
@@ -241,8 +242,8 @@ void check_shape_function(const Schema& schema, const ShapeFunctionDescriptor& f
         expected = expected_cpp_types(a.type.base, a.type.is_list, a.type.optional);
       }
       if (!expected.empty()) {
-        problems.add("argument '" + a.name + "': schema type " + a.type.to_string() +
-                     ", shape function parameter " + std::to_string(i + 1) + " has type " +
+        problems.add("argument '" + a.name + "': schema type " + a.type.to_string() + ", " +
+                     who + " parameter " + std::to_string(i + 1) + " has type " +
                      std::string(p.cpp_type) + " (expected " + expected + ")");
       }
     }
@@ -295,7 +296,26 @@ Op Op::build(const OpDeclaration& d) {
   Problems problems;
   if (d.launchers_.empty()) problems.add("no launcher");
   for (const auto& l : d.launchers_) check_launcher(schema, inputs, op.attributes_, l, problems);
-  check_shape_function(schema, d.shape_function_, problems);
+  check_shape_function(schema, d.shape_function_, "shape function", problems);
+  const auto takes_workspace = [](const LauncherDescriptor& l) {
+    return std::count_if(l.params.begin(), l.params.end(),
+                         [](const auto& p) { return p.role == Role::ScratchSpace; });
+  };
+  for (const auto& l : d.launchers_) {
+    if (takes_workspace(l) > 1) {
+      problems.add("launcher '" + l.name + "' takes more than one autoplugin::Workspace");
+    } else if (takes_workspace(l) == 1 && !d.workspace_function_) {
+      problems.add("launcher '" + l.name +
+                   "' takes an autoplugin::Workspace but the op declares no workspace size; "
+                   "chain .workspace(bytes_function) after the declaration");
+    }
+  }
+  if (d.workspace_function_) {
+    check_shape_function(schema, *d.workspace_function_, "workspace function", problems);
+    if (std::none_of(d.launchers_.begin(), d.launchers_.end(), takes_workspace)) {
+      problems.add("the op declares a workspace size but no launcher takes autoplugin::Workspace");
+    }
+  }
 
   op.launcher_descriptors_ = d.launchers_;
   for (const auto& l : op.launcher_descriptors_) {
@@ -439,6 +459,7 @@ Op Op::build(const OpDeclaration& d) {
 
   op.example_ = d.example_;
   op.shape_function_ = d.shape_function_;
+  op.workspace_function_ = d.workspace_function_;
   if (!problems.empty()) {
     throw BindingError("op '" + schema.qualified_name() + "' (declared at " + d.location_ +
                        ") does not match its schema \"" + schema.text + "\":" + problems.join());
@@ -550,9 +571,9 @@ FieldList Op::encode_fields(std::span<const AttrValue> attributes) const {
   return encode_attributes(*schema_, attributes);
 }
 
-std::vector<Shape> Op::output_shapes(std::span<const Shape> inputs,
+std::vector<ShapeArg> Op::shape_args(std::span<const Shape> inputs,
                                      std::span<const Shape> shape_inputs,
-                                     std::span<const AttrValue> attributes, ShapeScope& scope,
+                                     std::span<const AttrValue> attributes,
                                      std::span<const bool> inputs_present) const {
   const std::string who = "op '" + qualified_name() + "': ";
   if (inputs.size() != std::size_t(num_inputs()) ||
@@ -572,8 +593,7 @@ std::vector<Shape> Op::output_shapes(std::span<const Shape> inputs,
   for (std::size_t k = 0; k < shape_inputs.size(); ++k) {
     const Argument& a = schema_->arguments[shape_input_arguments_[k]];
     if (!a.type.is_list && shape_inputs[k].rank() != 1) {
-      throw ShapeError(who + "shape input '" + a.name +
-                       "' is a SymInt and needs exactly one value");
+      throw ShapeError(who + "shape input '" + a.name + "' is a SymInt and needs exactly one value");
     }
     args[shape_input_arguments_[k]].shape = &shape_inputs[k];
   }
@@ -581,6 +601,39 @@ std::vector<Shape> Op::output_shapes(std::span<const Shape> inputs,
     const auto index = static_cast<std::size_t>(attributes_[k] - schema_->arguments.data());
     args[index].value = &attributes[k];
   }
+  return args;
+}
+
+Dim Op::workspace_bytes(std::span<const Shape> inputs, std::span<const Shape> shape_inputs,
+                        std::span<const AttrValue> attributes) const {
+  if (!workspace_function_) return 0;
+  const std::string who = "op '" + qualified_name() + "': workspace function";
+  const std::vector<ShapeArg> args = shape_args(inputs, shape_inputs, attributes, {});
+  try {
+    return workspace_function_->thunk(workspace_function_->callable.get(), args).at(0)[0];
+  } catch (const Error& e) {
+    throw ShapeError(who + ": " + e.what());
+  } catch (const std::exception& e) {
+    throw ShapeError(who + " threw: " + e.what());
+  }
+}
+
+std::size_t Op::workspace_size(std::span<const Shape> inputs, std::span<const Shape> shape_inputs,
+                               std::span<const AttrValue> attributes) const {
+  const std::string who = "op '" + qualified_name() + "': workspace function";
+  const Dim bytes = workspace_bytes(inputs, shape_inputs, attributes);
+  const auto value = bytes.constant();
+  if (!value) throw ShapeError(who + " depends on unknown values: " + to_string(bytes));
+  if (*value < 0) throw ShapeError(who + " returned " + std::to_string(*value) + " bytes");
+  return static_cast<std::size_t>(*value);
+}
+
+std::vector<Shape> Op::output_shapes(std::span<const Shape> inputs,
+                                     std::span<const Shape> shape_inputs,
+                                     std::span<const AttrValue> attributes, ShapeScope& scope,
+                                     std::span<const bool> inputs_present) const {
+  const std::string who = "op '" + qualified_name() + "': ";
+  const std::vector<ShapeArg> args = shape_args(inputs, shape_inputs, attributes, inputs_present);
   const std::size_t size_tensors_before = scope.size_tensors().size();
   std::vector<Shape> shapes;
   try {
@@ -631,7 +684,7 @@ void OpRegistry::validate_pending() {
   }
 }
 
-const std::vector<Op>& OpRegistry::ops() {
+const std::deque<Op>& OpRegistry::ops() {
   validate_pending();
   return ops_;
 }

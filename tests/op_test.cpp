@@ -383,7 +383,7 @@ TEST_F(Launch, PassesTensorsAttributesAndStream) {
                                                             ap::IntList{4, 5}, ap::AttrValue{}});
   auto decoded = op.decode_fields(fields.views());
   auto* stream = reinterpret_cast<ap::Stream>(0x1234);
-  ap::LaunchArgs args{inputs, outputs, {}, decoded.values, stream};
+  ap::LaunchArgs args{inputs, outputs, {}, decoded.values, stream, {}};
   EXPECT_EQ(op.launch(op.launchers()[0], args), 0);
   EXPECT_EQ(y, (std::vector<float>{3, 6, 9, 12, 15, 18}));
   EXPECT_EQ(recorded.scale, 3);
@@ -398,7 +398,7 @@ TEST_F(Launch, ReturnsTheLauncherStatus) {
   const std::vector<ap::TensorRef> inputs{ref(x.data(), ap::DType::Float32, {1})};
   const std::vector<ap::TensorRef> outputs{ref(y.data(), ap::DType::Float32, {1})};
   const std::vector<ap::AttrValue> attrs{std::int64_t{-1}, std::string("fast"), ap::IntList{}, 0.5};
-  EXPECT_EQ(op.launch(op.launchers()[0], {inputs, outputs, {}, attrs, nullptr}), 7);
+  EXPECT_EQ(op.launch(op.launchers()[0], {inputs, outputs, {}, attrs, nullptr, {}}), 7);
   EXPECT_EQ(recorded.eps, 0.5);
 }
 
@@ -408,7 +408,7 @@ TEST_F(Launch, RefusesAMismatchedTensorDtype) {
   const std::vector<ap::TensorRef> outputs{ref(y.data(), ap::DType::Float32, {1})};
   const std::vector<ap::AttrValue> attrs{std::int64_t{1}, std::string(), ap::IntList{}, 0.5};
   try {
-    op.launch(op.launchers()[0], {inputs, outputs, {}, attrs, nullptr});
+    op.launch(op.launchers()[0], {inputs, outputs, {}, attrs, nullptr, {}});
     FAIL() << "expected a TensorError";
   } catch (const ap::TensorError& e) {
     EXPECT_THAT(e.what(), HasSubstr("dtype float16 but the launcher expects float32"));
@@ -544,6 +544,39 @@ TEST(Describe, ShowsPluginFieldsDtypesAndShapes) {
                           HasSubstr("mode           str          default \"circular\""),
                           HasSubstr("ONNX INTS"), HasSubstr("x rank 2, padding=[2, 2]"),
                           HasSubstr("out = [x[0], x[1] + 4]"), HasSubstr("SUM(x[1], 4)")));
+}
+
+}  // namespace
+
+namespace {
+
+void scratch_launcher(ap::In<float> x, ap::Out<float> y, ap::Workspace scratch, ap::Stream) {
+  y.data()[0] = static_cast<float>(scratch.size) + x.data()[0];
+}
+ap::Dim scratch_bytes(ap::Shape x) { return x.numel() * 4; }
+
+TEST(Workspace, SizedByTheDeclaredFunctionAndPassedToTheLauncher) {
+  auto d = DECLARE("ex::op(Tensor x) -> Tensor", identity_shape, scratch_launcher);
+  EXPECT_THAT(build_error(d), HasSubstr("takes an autoplugin::Workspace but the op declares no "
+                                        "workspace size"));
+  d.workspace(scratch_bytes);
+  auto op = ap::Op::build(d);
+  ASSERT_TRUE(op.has_workspace());
+  const std::vector<ap::Shape> inputs{ap::Shape::concrete(std::vector<std::int64_t>{2, 3})};
+  EXPECT_EQ(op.workspace_size(inputs, {}, {}), 24u);
+  const std::vector<ap::Shape> symbolic{ap::Shape::symbolic_input(0, 2, "x")};
+  EXPECT_THROW(op.workspace_size(symbolic, {}, {}), ap::ShapeError);
+
+  std::vector<float> x{1}, y(1);
+  const std::vector<ap::TensorRef> in{ref(x.data(), ap::DType::Float32, {1})};
+  const std::vector<ap::TensorRef> out{ref(y.data(), ap::DType::Float32, {1})};
+  ap::LaunchArgs args{in, out, {}, {}, nullptr, {nullptr, 24}};
+  EXPECT_EQ(op.launch(op.launchers()[0], args), 0);
+  EXPECT_EQ(y[0], 25.0f);
+
+  auto unused = DECLARE("ex::op(Tensor x) -> Tensor", identity_shape, copy_launcher<float>);
+  unused.workspace(scratch_bytes);
+  EXPECT_THAT(build_error(unused), HasSubstr("declares a workspace size but no launcher takes"));
 }
 
 }  // namespace

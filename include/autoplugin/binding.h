@@ -31,6 +31,7 @@ enum class Role : std::uint8_t {
   Output,         // Out<T>: a return
   SizeOutput,     // SizeOut: a data-dependent extent's count
   CudaStream,     // cudaStream_t
+  ScratchSpace,   // Workspace: TensorRT-provided scratch memory
   Attribute,      // a value type: an attribute argument
   Shape,          // shape function: Shape, for a `Tensor` or `SymInt[]` argument
   OptionalShape,  // shape function: std::optional<Shape>, for a `Tensor?` argument
@@ -56,6 +57,7 @@ struct LaunchArgs {
   std::span<const TensorRef> size_outputs;  // one per size tensor (0-d int64)
   std::span<const AttrValue> attributes;    // one per attribute argument
   Stream stream = nullptr;
+  Workspace workspace;
 };
 
 // Returns the launcher's status: 0, or the non-zero value a launcher returned (e.g. cudaError_t).
@@ -210,7 +212,8 @@ struct LaunchParam {
   using Value = std::remove_cvref_t<P>;
   static_assert(AttrTraits<Value>::supported,
                 "autoplugin: unsupported launcher parameter type. A launcher takes "
-                "autoplugin::In<T>, OptIn<T>, Out<T>, SizeOut, cudaStream_t, and attribute values "
+                "autoplugin::In<T>, OptIn<T>, Out<T>, SizeOut, Workspace, cudaStream_t, and attribute "
+                "values "
                 "(int64_t, int32_t, double, float, bool, std::string_view, DType, "
                 "std::span<const int64_t/double/bool>, or std::optional of these).");
   static ParamDescriptor describe() { return attribute_param<P>(); }
@@ -260,6 +263,15 @@ struct LaunchParam<Stream> {
     return {Role::CudaStream, DType::Float32, BaseType::Tensor, false, false, "cudaStream_t"};
   }
   static Stream get(const LaunchArgs& a, std::size_t) { return a.stream; }
+};
+
+template <>
+struct LaunchParam<Workspace> {
+  static constexpr Role role = Role::ScratchSpace;
+  static ParamDescriptor describe() {
+    return {Role::ScratchSpace, DType::Float32, BaseType::Tensor, false, false, "Workspace"};
+  }
+  static Workspace get(const LaunchArgs& a, std::size_t) { return a.workspace; }
 };
 
 // The k-th parameter of its role: parameter i of roles[] gets index (count of roles[j] == roles[i],
@@ -421,6 +433,41 @@ ShapeFunctionDescriptor make_shape_function(F fn) {
   d.thunk = [](const void* callable, std::span<const ShapeArg> args) {
     // The shape function's arity is checked against the schema before any call.
     return call_shape_function<F>(callable, args, static_cast<typename Sig::Args*>(nullptr));
+  };
+  return d;
+}
+
+template <typename R>
+Dim workspace_bytes(R bytes) {
+  static_assert(std::is_same_v<R, Dim> || std::is_integral_v<R>,
+                "autoplugin: a workspace function returns its size in bytes as autoplugin::Dim "
+                "or an integer.");
+  return Dim(bytes);
+}
+
+template <typename F, typename... P>
+std::vector<Shape> call_workspace_function(const void* callable, std::span<const ShapeArg> args,
+                                           std::tuple<P...>*) {
+  const F& fn = *static_cast<const F*>(callable);
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::vector<Shape>{
+        Shape{workspace_bytes(fn(ShapeParam<std::remove_cvref_t<P>>::get(args[I])...))}};
+  }(std::index_sequence_for<P...>{});
+}
+
+// A workspace function takes the shape function's parameters and returns a byte count; it is
+// stored as a shape function with one rank-1 result.
+template <typename F>
+ShapeFunctionDescriptor make_workspace_function(F fn) {
+  using Sig = Signature<F>;
+  ShapeFunctionDescriptor d;
+  [&]<typename... P>(std::tuple<P...>*) {
+    (d.params.push_back(ShapeParam<std::remove_cvref_t<P>>::describe()), ...);
+  }(static_cast<typename Sig::Args*>(nullptr));
+  d.num_results = 1;
+  d.callable = std::make_shared<const F>(std::move(fn));
+  d.thunk = [](const void* callable, std::span<const ShapeArg> args) {
+    return call_workspace_function<F>(callable, args, static_cast<typename Sig::Args*>(nullptr));
   };
   return d;
 }

@@ -10,6 +10,7 @@
 #include <autoplugin/value.h>
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
@@ -59,6 +60,14 @@ class OpDeclaration {
   // Formats `tensor` (an input or output name) may take; LINEAR only when not declared.
   OpDeclaration& formats(std::string tensor, std::vector<Format> formats);
   OpDeclaration& example(Example example);
+  // Scratch memory for launchers that take autoplugin::Workspace: a function of the shape
+  // function's parameters returning bytes (autoplugin::Dim or an integer). TensorRT sizes the
+  // workspace with the profile's largest shapes; the launcher sees the size for the current ones.
+  template <typename F>
+  OpDeclaration& workspace(F bytes) {
+    workspace_function_ = detail::make_workspace_function(std::move(bytes));
+    return *this;
+  }
 
   const std::string& schema_text() const noexcept { return schema_text_; }
   const std::string& location() const noexcept { return location_; }
@@ -73,6 +82,7 @@ class OpDeclaration {
   std::vector<std::pair<std::string, DTypeRule>> dtype_rules_;
   std::vector<std::pair<std::string, std::vector<Format>>> formats_;
   Example example_;
+  std::optional<ShapeFunctionDescriptor> workspace_function_;
 };
 
 // The dtype and format of one input or output position, as a backend proposes them.
@@ -155,6 +165,15 @@ class Op {
     return entry.launcher->thunk(entry.launcher->callable.get(), args);
   }
 
+  bool has_workspace() const noexcept { return workspace_function_.has_value(); }
+  // The workspace function's result (0 when the op declares none), symbolic for symbolic shapes.
+  Dim workspace_bytes(std::span<const Shape> inputs, std::span<const Shape> shape_inputs,
+                      std::span<const AttrValue> attributes) const;
+  // Bytes of workspace for these (concrete) shapes; 0 when the op declares none. Throws
+  // ShapeError naming the op when the size is not a known non-negative number.
+  std::size_t workspace_size(std::span<const Shape> inputs, std::span<const Shape> shape_inputs,
+                             std::span<const AttrValue> attributes) const;
+
   const Example& example() const noexcept { return example_; }
   const ShapeFunctionDescriptor& shape_function() const noexcept { return shape_function_; }
 
@@ -173,7 +192,13 @@ class Op {
   std::vector<std::vector<Format>> formats_;  // per input/output position
   std::vector<int> aliases_;                  // per output position
   ShapeFunctionDescriptor shape_function_;
+  std::optional<ShapeFunctionDescriptor> workspace_function_;
   Example example_;
+
+  std::vector<ShapeArg> shape_args(std::span<const Shape> inputs,
+                                   std::span<const Shape> shape_inputs,
+                                   std::span<const AttrValue> attributes,
+                                   std::span<const bool> inputs_present) const;
 };
 
 // All ops declared in this program (and the libraries it loaded).
@@ -182,7 +207,8 @@ class OpRegistry {
   OpDeclaration& add(OpDeclaration declaration);
   // Validates declarations added since the last call. Invalid ones are left out of ops() and
   // reported by errors().
-  const std::vector<Op>& ops();
+  // A deque: ops never move, so plugins and creators may keep pointers to them.
+  const std::deque<Op>& ops();
   const std::vector<std::string>& errors();
   const Op* find(std::string_view qualified_name);
 
@@ -190,7 +216,7 @@ class OpRegistry {
   void validate_pending();
   std::vector<std::unique_ptr<OpDeclaration>> declarations_;
   std::size_t validated_ = 0;
-  std::vector<Op> ops_;
+  std::deque<Op> ops_;
   std::vector<std::string> errors_;
 };
 

@@ -138,4 +138,11 @@ class SizeOut {
   std::int64_t* count_ = nullptr;
 };
 
+// Scratch device memory TensorRT provides for the launch, sized by the op's workspace function
+// for the current shapes.
+struct Workspace {
+  void* data = nullptr;
+  std::size_t size = 0;
+};
+
 }  // namespace autoplugin
