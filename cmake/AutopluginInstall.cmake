@@ -3,12 +3,24 @@ include(CMakePackageConfigHelpers)
 
 install(TARGETS autoplugin_core EXPORT autoplugin-targets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+set(AUTOPLUGIN_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/autoplugin)
+set(AUTOPLUGIN_WITH_TENSORRT OFF)
+if(TARGET autoplugin_trt)
+  # The adapter is built against one TensorRT's headers; consumers find the same TensorRT.
+  set(AUTOPLUGIN_WITH_TENSORRT ON)
+  install(TARGETS autoplugin_trt EXPORT autoplugin-targets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(FILES src/trt/entry_points.cpp cmake/plugin_exports.map
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/autoplugin)
+  install(FILES cmake/FindTensorRT.cmake cmake/AutopluginPlugins.cmake
+          DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
+endif()
 install(DIRECTORY include/autoplugin DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
-set(AUTOPLUGIN_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/autoplugin)
 install(EXPORT autoplugin-targets NAMESPACE autoplugin:: DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
 configure_package_config_file(cmake/autopluginConfig.cmake.in
-  ${CMAKE_CURRENT_BINARY_DIR}/autopluginConfig.cmake INSTALL_DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
+  ${CMAKE_CURRENT_BINARY_DIR}/autopluginConfig.cmake INSTALL_DESTINATION ${AUTOPLUGIN_CMAKE_DIR}
+  PATH_VARS CMAKE_INSTALL_DATADIR)
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/autopluginConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/autopluginConfig.cmake

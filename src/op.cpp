@@ -242,8 +242,8 @@ void check_shape_function(const Schema& schema, const ShapeFunctionDescriptor& f
         expected = expected_cpp_types(a.type.base, a.type.is_list, a.type.optional);
       }
       if (!expected.empty()) {
-        problems.add("argument '" + a.name + "': schema type " + a.type.to_string() + ", " +
-                     who + " parameter " + std::to_string(i + 1) + " has type " +
+        problems.add("argument '" + a.name + "': schema type " + a.type.to_string() + ", " + who +
+                     " parameter " + std::to_string(i + 1) + " has type " +
                      std::string(p.cpp_type) + " (expected " + expected + ")");
       }
     }
@@ -281,6 +281,8 @@ Op Op::build(const OpDeclaration& d) {
     throw BindingError("op declared at " + d.location_ + ": " + e.what());
   }
   const Schema& schema = *op.schema_;
+  op.qualified_name_ = schema.qualified_name();
+  op.plugin_name_ = schema.plugin_name();
   std::vector<const Argument*> inputs;
   for (std::size_t i = 0; i < schema.arguments.size(); ++i) {
     const Argument& a = schema.arguments[i];
@@ -593,7 +595,8 @@ std::vector<ShapeArg> Op::shape_args(std::span<const Shape> inputs,
   for (std::size_t k = 0; k < shape_inputs.size(); ++k) {
     const Argument& a = schema_->arguments[shape_input_arguments_[k]];
     if (!a.type.is_list && shape_inputs[k].rank() != 1) {
-      throw ShapeError(who + "shape input '" + a.name + "' is a SymInt and needs exactly one value");
+      throw ShapeError(who + "shape input '" + a.name +
+                       "' is a SymInt and needs exactly one value");
     }
     args[shape_input_arguments_[k]].shape = &shape_inputs[k];
   }

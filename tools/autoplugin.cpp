@@ -42,9 +42,14 @@ void print_not_done_here() {
 #else
   std::cout << "  - the bundled examples were not built (no CUDA compiler was found).\n";
 #endif
-  std::cout
-      << "  - building TensorRT plugins: this version has the engine-neutral core only;\n"
-         "    the TensorRT adapter (IPluginV3, creators, plugin library) is not part of it.\n";
+#ifdef AUTOPLUGIN_TENSORRT_VERSION
+  std::cout << "  - running the plugins inside TensorRT: the examples' plugin library was built\n"
+               "    against TensorRT " AUTOPLUGIN_TENSORRT_VERSION
+               " headers, but no TensorRT runtime is used here.\n";
+#else
+  std::cout << "  - building the TensorRT plugin library: no TensorRT headers were found when this\n"
+               "    tool was built (configure with -DTensorRT_ROOT=<TensorRT folder>).\n";
+#endif
 }
 
 int list_ops() {

@@ -68,6 +68,9 @@ struct LauncherDescriptor {
   std::vector<ParamDescriptor> params;
   std::shared_ptr<const void> callable;
   LaunchThunk thunk = nullptr;
+  // A launcher that returns a status (e.g. cudaGetLastError()) reports its own launch errors;
+  // after a void launcher the backend checks for a pending CUDA error itself.
+  bool returns_status = false;
 };
 
 // One value per schema argument for a shape function call.
@@ -210,12 +213,13 @@ ParamDescriptor attribute_param() {
 template <typename P>
 struct LaunchParam {
   using Value = std::remove_cvref_t<P>;
-  static_assert(AttrTraits<Value>::supported,
-                "autoplugin: unsupported launcher parameter type. A launcher takes "
-                "autoplugin::In<T>, OptIn<T>, Out<T>, SizeOut, Workspace, cudaStream_t, and attribute "
-                "values "
-                "(int64_t, int32_t, double, float, bool, std::string_view, DType, "
-                "std::span<const int64_t/double/bool>, or std::optional of these).");
+  static_assert(
+      AttrTraits<Value>::supported,
+      "autoplugin: unsupported launcher parameter type. A launcher takes "
+      "autoplugin::In<T>, OptIn<T>, Out<T>, SizeOut, Workspace, cudaStream_t, and attribute "
+      "values "
+      "(int64_t, int32_t, double, float, bool, std::string_view, DType, "
+      "std::span<const int64_t/double/bool>, or std::optional of these).");
   static ParamDescriptor describe() { return attribute_param<P>(); }
   static decltype(auto) get(const LaunchArgs& a, std::size_t k) {
     return AttrTraits<Value>::get(a.attributes[k]);
@@ -399,6 +403,7 @@ LauncherDescriptor make_launcher(F fn, std::string name) {
                 "autoplugin: a launcher returns void or a status (0 = success), e.g. cudaError_t");
   LauncherDescriptor d;
   d.name = std::move(name);
+  d.returns_status = !std::is_void_v<R>;
   [&]<typename... P>(std::tuple<P...>*) {
     (d.params.push_back(LaunchParam<std::remove_cvref_t<P>>::describe()), ...);
   }(static_cast<typename Sig::Args*>(nullptr));
@@ -452,7 +457,8 @@ std::vector<Shape> call_workspace_function(const void* callable, std::span<const
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     return std::vector<Shape>{
         Shape{workspace_bytes(fn(ShapeParam<std::remove_cvref_t<P>>::get(args[I])...))}};
-  }(std::index_sequence_for<P...>{});
+  }
+  (std::index_sequence_for<P...>{});
 }
 
 // A workspace function takes the shape function's parameters and returns a byte count; it is

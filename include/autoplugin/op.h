@@ -105,8 +105,8 @@ class Op {
 
   const Schema& schema() const noexcept { return *schema_; }
   const std::string& name() const noexcept { return schema_->name; }
-  std::string qualified_name() const { return schema_->qualified_name(); }
-  std::string plugin_name() const { return schema_->plugin_name(); }
+  const std::string& qualified_name() const noexcept { return qualified_name_; }
+  const std::string& plugin_name() const noexcept { return plugin_name_; }
   const std::string& plugin_namespace() const noexcept { return schema_->ns; }
   const std::string& version() const noexcept { return version_; }
   const std::string& location() const noexcept { return location_; }
@@ -180,6 +180,8 @@ class Op {
  private:
   Op() = default;
   std::shared_ptr<const Schema> schema_;
+  std::string qualified_name_;
+  std::string plugin_name_;
   std::string version_;
   std::string location_;
   std::vector<std::size_t> input_arguments_;        // schema argument index per input

@@ -1,0 +1,15 @@
+# autoplugin_add_library(NAME [SOURCES file...] [LINK target...])
+#
+# A TensorRT plugin library with every op declared in SOURCES (and in the LINKed object
+# libraries): loadable with `trtexec --dynamicPlugins=libNAME.so`, IPluginRegistry::loadLibrary
+# and `--setPluginsToSerialize`. It exports exactly getCreators and setLoggerFinder.
+function(autoplugin_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LINK" ${ARGN})
+  add_library(${name} SHARED ${ARG_SOURCES} ${AUTOPLUGIN_ENTRY_POINTS_SOURCE})
+  target_link_libraries(${name} PRIVATE autoplugin::trt ${ARG_LINK})
+  set_target_properties(${name} PROPERTIES
+    CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
+    LINK_DEPENDS ${AUTOPLUGIN_EXPORTS_MAP})
+  target_link_options(${name} PRIVATE
+    "LINKER:--version-script=${AUTOPLUGIN_EXPORTS_MAP}" "LINKER:--no-undefined")
+endfunction()

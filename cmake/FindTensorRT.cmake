@@ -1,0 +1,61 @@
+# FindTensorRT: TensorRT's headers and, when present, libnvinfer.
+#
+# Looks in, in order: TensorRT_INCLUDE_DIR / TensorRT_LIBRARY if set; TensorRT_ROOT (CMake or
+# environment variable, also TENSORRT_ROOT), e.g. an unpacked tarball; the system (Debian/Ubuntu
+# packages install to /usr/include/<arch> and /usr/lib/<arch>); for the library also the pip
+# wheel's `tensorrt_libs` folder of the active Python (pip wheels ship no headers).
+#
+# Sets TensorRT_FOUND, TensorRT_VERSION, TensorRT_INCLUDE_DIR, TensorRT_LIBRARY (may be empty)
+# and the targets TensorRT::headers (include folder as a system include) and, with the library,
+# TensorRT::nvinfer.
+
+set(_trt_roots ${TensorRT_ROOT} $ENV{TensorRT_ROOT} $ENV{TENSORRT_ROOT})
+
+find_path(TensorRT_INCLUDE_DIR NvInferVersion.h
+  HINTS ${_trt_roots}
+  PATH_SUFFIXES include include/${CMAKE_LIBRARY_ARCHITECTURE})
+
+set(TensorRT_VERSION "")
+if(TensorRT_INCLUDE_DIR)
+  file(STRINGS "${TensorRT_INCLUDE_DIR}/NvInferVersion.h" _trt_version_lines
+       REGEX "#define (TRT|NV_TENSORRT)_(MAJOR|MINOR|PATCH)(_ENTERPRISE)? +[0-9]+")
+  foreach(_part MAJOR MINOR PATCH)
+    set(_trt_${_part} "")
+    foreach(_line IN LISTS _trt_version_lines)
+      if(_line MATCHES "_${_part}(_ENTERPRISE)? +([0-9]+)" AND _trt_${_part} STREQUAL "")
+        set(_trt_${_part} ${CMAKE_MATCH_2})
+      endif()
+    endforeach()
+  endforeach()
+  set(TensorRT_VERSION "${_trt_MAJOR}.${_trt_MINOR}.${_trt_PATCH}")
+endif()
+
+set(_trt_pip_libs "")
+find_package(Python3 QUIET COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  execute_process(
+    COMMAND ${Python3_EXECUTABLE} -c "import os, tensorrt_libs; print(os.path.dirname(tensorrt_libs.__file__))"
+    OUTPUT_VARIABLE _trt_pip_libs OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+endif()
+find_library(TensorRT_LIBRARY
+  NAMES nvinfer nvinfer_${_trt_MAJOR} libnvinfer.so.${_trt_MAJOR}
+  HINTS ${_trt_roots} ${_trt_pip_libs}
+  PATH_SUFFIXES lib lib64 lib/${CMAKE_LIBRARY_ARCHITECTURE})
+
+include(FindPackageHandleStandardArgs)
+find_package_handle_standard_args(TensorRT
+  REQUIRED_VARS TensorRT_INCLUDE_DIR
+  VERSION_VAR TensorRT_VERSION)
+
+if(TensorRT_FOUND AND NOT TARGET TensorRT::headers)
+  # Include folders of imported targets are system includes: no warnings from TensorRT.
+  add_library(TensorRT::headers INTERFACE IMPORTED)
+  set_target_properties(TensorRT::headers PROPERTIES
+    INTERFACE_INCLUDE_DIRECTORIES "${TensorRT_INCLUDE_DIR}")
+  if(TensorRT_LIBRARY)
+    add_library(TensorRT::nvinfer UNKNOWN IMPORTED)
+    set_target_properties(TensorRT::nvinfer PROPERTIES IMPORTED_LOCATION "${TensorRT_LIBRARY}"
+      INTERFACE_LINK_LIBRARIES TensorRT::headers)
+  endif()
+endif()
+mark_as_advanced(TensorRT_INCLUDE_DIR TensorRT_LIBRARY)

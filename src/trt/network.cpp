@@ -1,0 +1,83 @@
+#include <autoplugin/attr.h>
+#include <autoplugin/error.h>
+#include <autoplugin/trt/network.h>
+#include <autoplugin/trt/plugin.h>
+
+#include <algorithm>
+#include <memory>
+
+namespace autoplugin::trt {
+namespace {
+
+const Op& find_op(std::string_view name) {
+  for (const Op& op : registry().ops()) {
+    if (op.qualified_name() == name || op.plugin_name() == name) return op;
+  }
+  std::string known;
+  for (const Op& op : registry().ops()) known += (known.empty() ? "" : ", ") + op.qualified_name();
+  throw Error("no op named '" + std::string(name) +
+              "' (known: " + (known.empty() ? "none" : known) + ")");
+}
+
+}  // namespace
+
+std::vector<nvinfer1::ITensor*> add_op(nvinfer1::INetworkDefinition& network, std::string_view name,
+                                       std::span<nvinfer1::ITensor* const> inputs,
+                                       const Attributes& attributes,
+                                       std::span<nvinfer1::ITensor* const> shape_inputs,
+                                       std::string_view layer_name) {
+  const Op& op = find_op(name);
+  const std::string who = "op '" + op.qualified_name() + "': ";
+  if (inputs.size() != std::size_t(op.num_inputs()) ||
+      shape_inputs.size() != std::size_t(op.num_shape_inputs())) {
+    throw Error(who + "expected " + std::to_string(op.num_inputs()) + " input tensors and " +
+                std::to_string(op.num_shape_inputs()) + " shape inputs, got " +
+                std::to_string(inputs.size()) + " and " + std::to_string(shape_inputs.size()));
+  }
+  for (const auto& [attribute, value] : attributes) {
+    const bool known = std::any_of(op.attributes().begin(), op.attributes().end(),
+                                   [&](const Argument* a) { return a->name == attribute; });
+    if (!known) throw FieldError(who + "no attribute named '" + attribute + "'");
+  }
+  // Typed values go through the same field codec as the ONNX parser's, so defaults, coercions
+  // and checks are one code path.
+  std::vector<AttrValue> values;
+  for (const Argument* a : op.attributes()) {
+    auto given = std::find_if(attributes.begin(), attributes.end(),
+                              [&](const auto& entry) { return entry.first == a->name; });
+    if (given != attributes.end()) {
+      values.push_back(coerce_attribute(op.schema(), *a, given->second));
+    } else if (a->default_value) {
+      values.push_back(*a->default_value);
+    } else if (a->type.optional) {
+      values.emplace_back(std::monostate{});
+    } else {
+      throw FieldError(who + "attribute '" + a->name + "' (" + a->type.to_string() +
+                       ") is required");
+    }
+  }
+  const FieldList fields = op.encode_fields(values);
+  std::vector<nvinfer1::PluginField> plugin_fields;
+  for (const FieldView& f : fields.views()) {
+    plugin_fields.emplace_back(f.name.data(), f.data, to_trt(f.type), f.length);
+  }
+  const nvinfer1::PluginFieldCollection collection{static_cast<std::int32_t>(plugin_fields.size()),
+                                                   plugin_fields.data()};
+  nvinfer1::IPluginCreatorV3One* creator = creator_for(op.qualified_name());
+  if (creator == nullptr) throw Error(who + "has no plugin creator");
+  const std::string layer(layer_name.empty() ? op.plugin_name() : layer_name);
+  // The network keeps its own copy of the plugin.
+  std::unique_ptr<nvinfer1::IPluginV3> plugin(
+      creator->createPlugin(layer.c_str(), &collection, nvinfer1::TensorRTPhase::kBUILD));
+  if (!plugin) throw Error(who + "could not create the plugin (see the log)");
+  nvinfer1::IPluginV3Layer* added = network.addPluginV3(
+      inputs.data(), static_cast<std::int32_t>(inputs.size()), shape_inputs.data(),
+      static_cast<std::int32_t>(shape_inputs.size()), *plugin);
+  if (added == nullptr) throw Error(who + "TensorRT did not add the plugin layer");
+  added->setName(layer.c_str());
+  std::vector<nvinfer1::ITensor*> outputs;
+  for (std::int32_t j = 0; j < added->getNbOutputs(); ++j) outputs.push_back(added->getOutput(j));
+  return outputs;
+}
+
+}  // namespace autoplugin::trt

@@ -1,0 +1,701 @@
+// The generic IPluginV3 plugin and IPluginV3OneCreator, instantiated per op.
+#include <autoplugin/error.h>
+#include <autoplugin/trt/plugin.h>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace autoplugin::trt {
+
+using nvinfer1::DataType;
+using nvinfer1::DimensionOperation;
+using nvinfer1::PluginFieldType;
+using nvinfer1::TensorFormat;
+using Severity = nvinfer1::ILogger::Severity;
+
+// The core mirrors TensorRT's numbering for these; a changed header would break the mapping.
+static_assert(int(DimensionOperation::kSUM) == int(DimOp::Sum) &&
+              int(DimensionOperation::kPROD) == int(DimOp::Prod) &&
+              int(DimensionOperation::kMAX) == int(DimOp::Max) &&
+              int(DimensionOperation::kMIN) == int(DimOp::Min) &&
+              int(DimensionOperation::kSUB) == int(DimOp::Sub) &&
+              int(DimensionOperation::kEQUAL) == int(DimOp::Equal) &&
+              int(DimensionOperation::kLESS) == int(DimOp::Less) &&
+              int(DimensionOperation::kFLOOR_DIV) == int(DimOp::FloorDiv) &&
+              int(DimensionOperation::kCEIL_DIV) == int(DimOp::CeilDiv));
+static_assert(int(PluginFieldType::kFLOAT16) == int(FieldType::Float16) &&
+              int(PluginFieldType::kFLOAT32) == int(FieldType::Float32) &&
+              int(PluginFieldType::kFLOAT64) == int(FieldType::Float64) &&
+              int(PluginFieldType::kINT8) == int(FieldType::Int8) &&
+              int(PluginFieldType::kINT16) == int(FieldType::Int16) &&
+              int(PluginFieldType::kINT32) == int(FieldType::Int32) &&
+              int(PluginFieldType::kCHAR) == int(FieldType::Char) &&
+              int(PluginFieldType::kDIMS) == int(FieldType::Dims) &&
+              int(PluginFieldType::kUNKNOWN) == int(FieldType::Unknown) &&
+              int(PluginFieldType::kBF16) == int(FieldType::BFloat16) &&
+              int(PluginFieldType::kINT64) == int(FieldType::Int64) &&
+              int(PluginFieldType::kFP8) == int(FieldType::FP8) &&
+              int(PluginFieldType::kINT4) == int(FieldType::Int4) &&
+              int(PluginFieldType::kFP4) == int(FieldType::FP4));
+
+std::optional<DType> from_trt(DataType type) noexcept {
+  switch (type) {
+    case DataType::kFLOAT:
+      return DType::Float32;
+    case DataType::kHALF:
+      return DType::Float16;
+    case DataType::kBF16:
+      return DType::BFloat16;
+    case DataType::kINT8:
+      return DType::Int8;
+    case DataType::kINT32:
+      return DType::Int32;
+    case DataType::kINT64:
+      return DType::Int64;
+    case DataType::kUINT8:
+      return DType::UInt8;
+    case DataType::kBOOL:
+      return DType::Bool;
+    case DataType::kFP8:
+      return DType::Float8E4M3;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<DataType> to_trt(DType dtype) noexcept {
+  switch (dtype) {
+    case DType::Float32:
+      return DataType::kFLOAT;
+    case DType::Float16:
+      return DataType::kHALF;
+    case DType::BFloat16:
+      return DataType::kBF16;
+    case DType::Int8:
+      return DataType::kINT8;
+    case DType::Int32:
+      return DataType::kINT32;
+    case DType::Int64:
+      return DataType::kINT64;
+    case DType::UInt8:
+      return DataType::kUINT8;
+    case DType::Bool:
+      return DataType::kBOOL;
+    case DType::Float8E4M3:
+      return DataType::kFP8;
+  }
+  return std::nullopt;
+}
+
+std::optional<Format> from_trt(TensorFormat format) noexcept {
+  switch (format) {
+    case TensorFormat::kLINEAR:
+      return Format::Linear;
+    case TensorFormat::kHWC:
+      return Format::HWC;
+    case TensorFormat::kCHW4:
+      return Format::CHW4;
+    case TensorFormat::kCHW32:
+      return Format::CHW32;
+    case TensorFormat::kHWC8:
+      return Format::HWC8;
+    default:
+      return std::nullopt;
+  }
+}
+
+TensorFormat to_trt(Format format) noexcept {
+  switch (format) {
+    case Format::Linear:
+      return TensorFormat::kLINEAR;
+    case Format::HWC:
+      return TensorFormat::kHWC;
+    case Format::CHW4:
+      return TensorFormat::kCHW4;
+    case Format::CHW32:
+      return TensorFormat::kCHW32;
+    case Format::HWC8:
+      return TensorFormat::kHWC8;
+  }
+  return TensorFormat::kLINEAR;
+}
+
+DimensionOperation to_trt(DimOp op) noexcept { return static_cast<DimensionOperation>(op); }
+
+PluginFieldType to_trt(FieldType type) noexcept { return static_cast<PluginFieldType>(type); }
+
+std::optional<FieldType> from_trt(PluginFieldType type) noexcept {
+  const auto value = static_cast<int>(type);
+  if (value < int(FieldType::Float16) || value > int(FieldType::FP4)) return std::nullopt;
+  return static_cast<FieldType>(value);
+}
+
+// ---- logging -----------------------------------------------------------------------------------
+
+namespace {
+std::atomic<nvinfer1::ILoggerFinder*> g_logger_finder{nullptr};
+}  // namespace
+
+void set_logger_finder(nvinfer1::ILoggerFinder* finder) noexcept { g_logger_finder = finder; }
+
+void log(Severity severity, std::string_view message) noexcept {
+  try {
+    const std::string text = "autoplugin: " + std::string(message);
+    nvinfer1::ILogger* logger = nullptr;
+    if (nvinfer1::ILoggerFinder* finder = g_logger_finder.load()) logger = finder->findLogger();
+    if (logger != nullptr) {
+      logger->log(severity, text.c_str());
+    } else {
+      std::fprintf(stderr, "%s\n", text.c_str());
+    }
+  } catch (...) {
+    std::fputs("autoplugin: failed to log a message\n", stderr);
+  }
+}
+
+namespace {
+
+constexpr std::int32_t kFailure = -1;
+
+// Runs `body`; any exception becomes a logged error naming the op, the plugin instance and the
+// method, and `on_error` is returned. This is the boundary every TensorRT call goes through.
+template <typename R, typename Body>
+R guarded(const Op& op, const std::string& instance, const char* method, R on_error,
+          Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    // Core errors already start with the op's name; say it once.
+    std::string_view what = e.what();
+    const std::string prefix = "op '" + op.qualified_name() + "': ";
+    if (what.starts_with(prefix)) what.remove_prefix(prefix.size());
+    log(Severity::kERROR, "op '" + op.qualified_name() + "'" +
+                              (instance.empty() ? "" : " (layer '" + instance + "')") + ", " +
+                              method + ": " + std::string(what));
+  } catch (...) {
+    log(Severity::kERROR,
+        "op '" + op.qualified_name() + "', " + method + ": an unknown exception was thrown");
+  }
+  return on_error;
+}
+
+void expect_count(const char* what, std::int32_t actual, int expected) {
+  if (actual != expected) {
+    throw Error("expected " + std::to_string(expected) + " " + what + ", TensorRT passed " +
+                std::to_string(actual));
+  }
+}
+
+DType dtype_of_tensor(DataType type, const std::string& tensor) {
+  if (auto dtype = from_trt(type)) return *dtype;
+  throw Error("tensor '" + tensor + "' has a TensorRT data type (" +
+              std::to_string(static_cast<int>(type)) + ") that no autoplugin launcher accepts");
+}
+
+// Lowers the core's expression graph onto TensorRT's IExprBuilder. Symbols are the expressions
+// TensorRT passed in; handles are IDimensionExpr pointers, valid during getOutputShapes only.
+class BuilderSink final : public DimSink {
+ public:
+  BuilderSink(nvinfer1::IExprBuilder& builder, const nvinfer1::DimsExprs* inputs,
+              const nvinfer1::DimsExprs* shape_inputs, int first_size_output)
+      : builder_(builder),
+        inputs_(inputs),
+        shape_inputs_(shape_inputs),
+        first_size_output_(first_size_output) {}
+
+  Handle constant(std::int64_t value) override { return checked(builder_.constant(value)); }
+  Handle input_extent(int input, int axis) override { return inputs_[input].d[axis]; }
+  Handle shape_value(int shape_input, int index) override {
+    return shape_inputs_[shape_input].d[index];
+  }
+  Handle size_tensor(int index, Handle opt, Handle upper) override {
+    declared_.push_back(index);
+    return checked(builder_.declareSizeTensor(first_size_output_ + index, expr(opt), expr(upper)));
+  }
+  Handle operation(DimOp op, Handle a, Handle b) override {
+    return checked(builder_.operation(to_trt(op), expr(a), expr(b)));
+  }
+  bool declared(int index) const {
+    return std::find(declared_.begin(), declared_.end(), index) != declared_.end();
+  }
+
+ private:
+  static const nvinfer1::IDimensionExpr& expr(Handle h) {
+    return *static_cast<const nvinfer1::IDimensionExpr*>(h);
+  }
+  static Handle checked(const nvinfer1::IDimensionExpr* e) {
+    if (e == nullptr) throw Error("TensorRT's expression builder returned no expression");
+    return e;
+  }
+  nvinfer1::IExprBuilder& builder_;
+  const nvinfer1::DimsExprs* inputs_;
+  const nvinfer1::DimsExprs* shape_inputs_;
+  int first_size_output_;
+  std::vector<int> declared_;
+};
+
+TensorRef tensor_ref(const nvinfer1::PluginTensorDesc& desc, const std::string& name) {
+  TensorRef ref;
+  ref.dtype = dtype_of_tensor(desc.type, name);
+  const auto format = from_trt(desc.format);
+  if (!format) throw Error("tensor '" + name + "' has a format autoplugin does not support");
+  ref.format = *format;
+  if (desc.dims.nbDims < 0 || desc.dims.nbDims > kMaxRank) {
+    throw Error("tensor '" + name + "' has rank " + std::to_string(desc.dims.nbDims));
+  }
+  ref.rank = desc.dims.nbDims;
+  for (int i = 0; i < ref.rank; ++i) ref.extents[std::size_t(i)] = desc.dims.d[i];
+  return ref;
+}
+
+class Plugin final : public nvinfer1::IPluginV3,
+                     public nvinfer1::IPluginV3OneCore,
+                     public nvinfer1::IPluginV3OneBuildV2,
+                     public nvinfer1::IPluginV3OneRuntime {
+ public:
+  Plugin(const Op& op, std::vector<AttrValue> attributes, std::string instance)
+      : op_(&op), attributes_(std::move(attributes)), instance_(std::move(instance)) {}
+
+  // ---- IPluginV3 ----
+  nvinfer1::IPluginCapability* getCapabilityInterface(
+      nvinfer1::PluginCapabilityType type) noexcept override {
+    switch (type) {
+      case nvinfer1::PluginCapabilityType::kCORE:
+        return static_cast<nvinfer1::IPluginV3OneCore*>(this);
+      case nvinfer1::PluginCapabilityType::kBUILD:
+        return static_cast<nvinfer1::IPluginV3OneBuildV2*>(this);
+      case nvinfer1::PluginCapabilityType::kRUNTIME:
+        return static_cast<nvinfer1::IPluginV3OneRuntime*>(this);
+    }
+    return nullptr;
+  }
+
+  // A copy of the configuration; nothing on the device is allocated or shared.
+  nvinfer1::IPluginV3* clone() noexcept override {
+    return guarded<nvinfer1::IPluginV3*>(*op_, instance_, "clone", nullptr,
+                                         [&] { return new Plugin(*this); });
+  }
+
+  // ---- IPluginV3OneCore ----
+  const char* getPluginName() const noexcept override { return op_->plugin_name().c_str(); }
+  const char* getPluginVersion() const noexcept override { return op_->version().c_str(); }
+  const char* getPluginNamespace() const noexcept override {
+    return op_->plugin_namespace().c_str();
+  }
+
+  // ---- IPluginV3OneBuild ----
+  std::int32_t getNbOutputs() const noexcept override { return op_->num_outputs(); }
+
+  std::int32_t getOutputDataTypes(DataType* output_types, std::int32_t nb_outputs,
+                                  const DataType* input_types,
+                                  std::int32_t nb_inputs) const noexcept override {
+    return guarded(*op_, instance_, "getOutputDataTypes", kFailure, [&] {
+      expect_count("inputs", nb_inputs, op_->num_inputs());
+      expect_count("outputs", nb_outputs, op_->num_outputs());
+      std::vector<DType> inputs;
+      for (int k = 0; k < nb_inputs; ++k) {
+        inputs.push_back(dtype_of_tensor(input_types[k], op_->input(k).name));
+      }
+      for (int j = 0; j < nb_outputs; ++j) {
+        output_types[j] = *to_trt(op_->output_dtype(j, inputs, attributes_));
+      }
+      return 0;
+    });
+  }
+
+  std::int32_t getOutputShapes(const nvinfer1::DimsExprs* inputs, std::int32_t nb_inputs,
+                               const nvinfer1::DimsExprs* shape_inputs,
+                               std::int32_t nb_shape_inputs, nvinfer1::DimsExprs* outputs,
+                               std::int32_t nb_outputs,
+                               nvinfer1::IExprBuilder& builder) noexcept override {
+    return guarded(*op_, instance_, "getOutputShapes", kFailure, [&] {
+      expect_count("inputs", nb_inputs, op_->num_inputs());
+      expect_count("shape inputs", nb_shape_inputs, op_->num_shape_inputs());
+      expect_count("outputs", nb_outputs, op_->num_outputs());
+      // Extents TensorRT already knows enter as constants, so they fold before reaching it.
+      std::vector<Shape> in(static_cast<std::size_t>(nb_inputs));
+      for (int k = 0; k < nb_inputs; ++k) {
+        const std::string& name = op_->input(k).name;
+        for (int i = 0; i < inputs[k].nbDims; ++i) {
+          const nvinfer1::IDimensionExpr* e = inputs[k].d[i];
+          in[std::size_t(k)].push_back(
+              e->isConstant() ? Dim(e->getConstantValue())
+                              : Dim::input_extent(k, i, name + "[" + std::to_string(i) + "]"));
+        }
+      }
+      std::vector<Shape> shape_in(static_cast<std::size_t>(nb_shape_inputs));
+      for (int k = 0; k < nb_shape_inputs; ++k) {
+        const std::string& name = op_->shape_input(k).name;
+        for (int i = 0; i < shape_inputs[k].nbDims; ++i) {
+          const nvinfer1::IDimensionExpr* e = shape_inputs[k].d[i];
+          shape_in[std::size_t(k)].push_back(
+              e->isConstant() ? Dim(e->getConstantValue())
+                              : Dim::shape_value(k, i, name + "[" + std::to_string(i) + "]"));
+        }
+      }
+      ShapeScope scope;
+      const std::vector<Shape> shapes = op_->output_shapes(in, shape_in, attributes_, scope);
+      BuilderSink sink(builder, inputs, shape_inputs, op_->num_returns());
+      Lowering lowering(sink);
+      for (int j = 0; j < op_->num_returns(); ++j) {
+        const Shape& shape = shapes[std::size_t(j)];
+        outputs[j].nbDims = static_cast<std::int32_t>(shape.rank());
+        for (std::size_t i = 0; i < shape.rank(); ++i) {
+          outputs[j].d[i] = static_cast<const nvinfer1::IDimensionExpr*>(lowering.lower(shape[i]));
+        }
+      }
+      // Size tensors are 0-d; each is declared once, also when no output extent uses it.
+      for (int s = 0; s < op_->num_size_tensors(); ++s) {
+        outputs[op_->num_returns() + s].nbDims = 0;
+        if (!sink.declared(s)) {
+          const SizeTensorDecl& decl = scope.size_tensors()[std::size_t(s)];
+          sink.size_tensor(s, lowering.lower(decl.opt), lowering.lower(decl.upper));
+        }
+      }
+      return 0;
+    });
+  }
+
+  bool supportsFormatCombination(std::int32_t pos, const nvinfer1::DynamicPluginTensorDesc* in_out,
+                                 std::int32_t nb_inputs,
+                                 std::int32_t nb_outputs) noexcept override {
+    return guarded(*op_, instance_, "supportsFormatCombination", false, [&] {
+      expect_count("inputs", nb_inputs, op_->num_inputs());
+      expect_count("outputs", nb_outputs, op_->num_outputs());
+      if (pos < 0 || pos >= nb_inputs + nb_outputs) return false;
+      // Only positions 0..pos are read, as TensorRT requires.
+      std::vector<PortDesc> ports;
+      for (int p = 0; p <= pos; ++p) {
+        const auto dtype = from_trt(in_out[p].desc.type);
+        const auto format = from_trt(in_out[p].desc.format);
+        if (!dtype || !format) return false;
+        ports.push_back({*dtype, *format});
+      }
+      return op_->supports(pos, ports, attributes_);
+    });
+  }
+
+  std::int32_t configurePlugin(const nvinfer1::DynamicPluginTensorDesc* in, std::int32_t nb_inputs,
+                               const nvinfer1::DynamicPluginTensorDesc* out,
+                               std::int32_t nb_outputs) noexcept override {
+    return guarded(*op_, instance_, "configurePlugin", kFailure, [&] {
+      expect_count("inputs", nb_inputs, op_->num_inputs());
+      expect_count("outputs", nb_outputs, op_->num_outputs());
+      configured_dtypes_.clear();
+      for (int k = 0; k < nb_inputs; ++k) {
+        configured_dtypes_.push_back(dtype_of_tensor(in[k].desc.type, op_->input(k).name));
+      }
+      for (int j = 0; j < op_->num_returns(); ++j) {
+        configured_dtypes_.push_back(dtype_of_tensor(out[j].desc.type, op_->output_name(j)));
+      }
+      return 0;
+    });
+  }
+
+  std::size_t getWorkspaceSize(const nvinfer1::DynamicPluginTensorDesc* inputs,
+                               std::int32_t nb_inputs, const nvinfer1::DynamicPluginTensorDesc*,
+                               std::int32_t) const noexcept override {
+    return guarded(*op_, instance_, "getWorkspaceSize", std::size_t{0}, [&] {
+      if (!op_->has_workspace()) return std::size_t{0};
+      expect_count("inputs", nb_inputs, op_->num_inputs());
+      std::vector<Shape> largest;
+      for (int k = 0; k < nb_inputs; ++k) {
+        largest.push_back(Shape::concrete(
+            std::span<const std::int64_t>(inputs[k].max.d, std::size_t(inputs[k].max.nbDims))));
+      }
+      return op_->workspace_size(largest, shape_inputs_unknown(), attributes_);
+    });
+  }
+
+  std::int32_t getNbTactics() noexcept override {
+    return guarded(*op_, instance_, "getNbTactics", 0, [&] {
+      const int count = op_->tactic_count(configured_dtypes_);
+      return count > 1 ? count : 0;
+    });
+  }
+
+  std::int32_t getValidTactics(std::int32_t* tactics, std::int32_t nb_tactics) noexcept override {
+    return guarded(*op_, instance_, "getValidTactics", kFailure, [&] {
+      expect_count("tactics", nb_tactics, getNbTactics());
+      for (int t = 0; t < nb_tactics; ++t) tactics[t] = t + 1;
+      return 0;
+    });
+  }
+
+  // Encodes everything the kernel's timing depends on besides shapes: the op and its attributes.
+  const char* getTimingCacheID() noexcept override {
+    return guarded<const char*>(*op_, instance_, "getTimingCacheID", nullptr, [&] {
+      timing_cache_id_ = op_->qualified_name() + "/" + op_->version();
+      for (std::size_t a = 0; a < attributes_.size(); ++a) {
+        timing_cache_id_ +=
+            (a == 0 ? "(" : ",") + op_->attributes()[a]->name + "=" + to_string(attributes_[a]);
+      }
+      if (!attributes_.empty()) timing_cache_id_ += ")";
+      return timing_cache_id_.c_str();
+    });
+  }
+
+  const char* getMetadataString() noexcept override { return op_->schema().text.c_str(); }
+
+  std::int32_t getAliasedInput(std::int32_t output_index) noexcept override {
+    return op_->aliased_input(output_index);
+  }
+
+  // ---- IPluginV3OneRuntime ----
+  std::int32_t setTactic(std::int32_t tactic) noexcept override {
+    tactic_ = tactic;
+    return 0;
+  }
+
+  // Everything enqueue needs is prepared here: tensor descriptions, the launcher for these dtypes
+  // and tactic, the workspace size. Requirements that only concrete extents decide are checked.
+  std::int32_t onShapeChange(const nvinfer1::PluginTensorDesc* in, std::int32_t nb_inputs,
+                             const nvinfer1::PluginTensorDesc* out,
+                             std::int32_t nb_outputs) noexcept override {
+    return guarded(*op_, instance_, "onShapeChange", kFailure, [&] {
+      launcher_ = nullptr;
+      expect_count("inputs", nb_inputs, op_->num_inputs());
+      expect_count("outputs", nb_outputs, op_->num_outputs());
+      inputs_.clear();
+      outputs_.clear();
+      size_outputs_.clear();
+      std::vector<DType> dtypes;
+      std::vector<Shape> input_shapes;
+      for (int k = 0; k < nb_inputs; ++k) {
+        inputs_.push_back(tensor_ref(in[k], op_->input(k).name));
+        dtypes.push_back(inputs_.back().dtype);
+        input_shapes.push_back(Shape::concrete(
+            std::span<const std::int64_t>(in[k].dims.d, std::size_t(in[k].dims.nbDims))));
+      }
+      for (int j = 0; j < nb_outputs; ++j) {
+        TensorRef ref = tensor_ref(out[j], op_->output_name(j));
+        if (j < op_->num_returns()) {
+          dtypes.push_back(ref.dtype);
+          outputs_.push_back(ref);
+        } else {
+          size_outputs_.push_back(ref);
+        }
+      }
+      const LauncherEntry* launcher = op_->find_launcher(dtypes, tactic_);
+      if (launcher == nullptr) {
+        std::string text;
+        for (DType d : dtypes) text += (text.empty() ? "" : ", ") + std::string(dtype_name(d));
+        throw Error("no launcher for dtypes (" + text + ") and tactic " + std::to_string(tactic_));
+      }
+      // With concrete extents, requirements on them are decided (a failed one throws). Ops with
+      // shape inputs are left to getOutputShapes: their values are not visible at run time.
+      const std::vector<Shape> shape_inputs = shape_inputs_unknown();
+      if (op_->num_shape_inputs() == 0) {
+        ShapeScope scope;
+        op_->output_shapes(input_shapes, shape_inputs, attributes_, scope);
+      }
+      workspace_size_ =
+          op_->has_workspace() ? op_->workspace_size(input_shapes, shape_inputs, attributes_) : 0;
+      launcher_ = launcher;
+      return 0;
+    });
+  }
+
+  // The hot path: fill in addresses, call the launcher, check its status. No allocation.
+  std::int32_t enqueue(const nvinfer1::PluginTensorDesc*, const nvinfer1::PluginTensorDesc*,
+                       const void* const* inputs, void* const* outputs, void* workspace,
+                       cudaStream_t stream) noexcept override {
+    return guarded(*op_, instance_, "enqueue", kFailure, [&] {
+      if (launcher_ == nullptr) throw Error("enqueue without a successful onShapeChange");
+      for (std::size_t k = 0; k < inputs_.size(); ++k) {
+        inputs_[k].data = const_cast<void*>(inputs[k]);
+      }
+      for (std::size_t j = 0; j < outputs_.size(); ++j) outputs_[j].data = outputs[j];
+      for (std::size_t s = 0; s < size_outputs_.size(); ++s) {
+        size_outputs_[s].data = outputs[outputs_.size() + s];
+      }
+      const LaunchArgs args{inputs_,     outputs_, size_outputs_,
+                            attributes_, stream,   Workspace{workspace, workspace_size_}};
+      const std::int64_t status = op_->launch(*launcher_, args);
+      if (status != 0) {
+        throw Error("launcher '" + launcher_->launcher->name + "' returned status " +
+                    std::to_string(status));
+      }
+      if (launcher_->launcher->returns_status) return 0;
+      const cudaError_t error = cudaGetLastError();
+      if (error != cudaSuccess) {
+        throw Error("launcher '" + launcher_->launcher->name + "' left CUDA error " +
+                    cudaGetErrorName(error) + ": " + cudaGetErrorString(error));
+      }
+      return 0;
+    });
+  }
+
+  nvinfer1::IPluginV3* attachToContext(nvinfer1::IPluginResourceContext*) noexcept override {
+    return clone();
+  }
+
+  // Rebuilt on every call from this object's own attributes, so the fields never point into
+  // another plugin (the source of a clone may be destroyed first).
+  const nvinfer1::PluginFieldCollection* getFieldsToSerialize() noexcept override {
+    return guarded<const nvinfer1::PluginFieldCollection*>(
+        *op_, instance_, "getFieldsToSerialize", nullptr, [&] {
+          serialized_ = op_->encode_fields(attributes_);
+          fields_.clear();
+          for (const FieldView& f : serialized_.views()) {
+            fields_.emplace_back(f.name.data(), f.data, to_trt(f.type), f.length);
+          }
+          collection_.nbFields = static_cast<std::int32_t>(fields_.size());
+          collection_.fields = fields_.data();
+          return &collection_;
+        });
+  }
+
+ private:
+  Plugin(const Plugin&) = default;
+
+  // Shape inputs' values (and a SymInt[]'s length) are only visible to getOutputShapes; a
+  // workspace function that uses them fails with a message saying so.
+  std::vector<Shape> shape_inputs_unknown() const {
+    std::vector<Shape> shapes;
+    for (int k = 0; k < op_->num_shape_inputs(); ++k) {
+      const Argument& a = op_->shape_input(k);
+      Shape values;
+      if (!a.type.is_list) values.push_back(Dim::shape_value(k, 0, a.name));
+      shapes.push_back(std::move(values));
+    }
+    return shapes;
+  }
+
+  const Op* op_;
+  std::vector<AttrValue> attributes_;
+  std::string instance_;
+  std::vector<DType> configured_dtypes_;
+  std::int32_t tactic_ = 0;
+  const LauncherEntry* launcher_ = nullptr;
+  std::vector<TensorRef> inputs_;
+  std::vector<TensorRef> outputs_;
+  std::vector<TensorRef> size_outputs_;
+  std::size_t workspace_size_ = 0;
+  std::string timing_cache_id_;
+  FieldList serialized_;
+  std::vector<nvinfer1::PluginField> fields_;
+  nvinfer1::PluginFieldCollection collection_{};
+};
+
+class Creator final : public nvinfer1::IPluginCreatorV3One {
+ public:
+  explicit Creator(const Op& op) : op_(&op), specs_(field_specs(op.schema())) {
+    for (const FieldSpec& spec : specs_) {
+      field_names_.emplace_back(spec.name.c_str(), nullptr, to_trt(spec.type), spec.length);
+    }
+    field_collection_.nbFields = static_cast<std::int32_t>(field_names_.size());
+    field_collection_.fields = field_names_.data();
+  }
+
+  nvinfer1::IPluginV3* createPlugin(const char* name, const nvinfer1::PluginFieldCollection* fc,
+                                    nvinfer1::TensorRTPhase) noexcept override {
+    const std::string instance = name != nullptr ? name : "";
+    return guarded<nvinfer1::IPluginV3*>(*op_, instance, "createPlugin", nullptr, [&] {
+      std::vector<FieldView> views;
+      if (fc != nullptr) {
+        if (fc->nbFields < 0 || (fc->nbFields > 0 && fc->fields == nullptr)) {
+          throw FieldError("the field collection has " + std::to_string(fc->nbFields) +
+                           " fields and " + (fc->fields ? "a" : "no") + " field array");
+        }
+        for (int i = 0; i < fc->nbFields; ++i) {
+          const nvinfer1::PluginField& f = fc->fields[i];
+          if (f.name == nullptr) throw FieldError("field " + std::to_string(i) + " has no name");
+          const auto type = from_trt(f.type);
+          if (!type) {
+            throw FieldError("field '" + std::string(f.name) + "' has an unknown field type " +
+                             std::to_string(static_cast<int>(f.type)));
+          }
+          views.push_back({f.name, *type, f.data, f.length});
+        }
+      }
+      DecodedAttributes decoded = op_->decode_fields(views);
+      for (const auto& warning : decoded.warnings) log(Severity::kWARNING, warning);
+      return new Plugin(*op_, std::move(decoded.values), instance);
+    });
+  }
+
+  const nvinfer1::PluginFieldCollection* getFieldNames() noexcept override {
+    return &field_collection_;
+  }
+  const char* getPluginName() const noexcept override { return op_->plugin_name().c_str(); }
+  const char* getPluginVersion() const noexcept override { return op_->version().c_str(); }
+  const char* getPluginNamespace() const noexcept override {
+    return op_->plugin_namespace().c_str();
+  }
+  const Op& op() const noexcept { return *op_; }
+
+ private:
+  const Op* op_;
+  std::vector<FieldSpec> specs_;
+  std::vector<nvinfer1::PluginField> field_names_;
+  nvinfer1::PluginFieldCollection field_collection_{};
+};
+
+struct CreatorTable {
+  std::vector<std::unique_ptr<Creator>> creators;
+  std::vector<nvinfer1::IPluginCreatorInterface*> interfaces;
+};
+
+CreatorTable make_creator_table() {
+  CreatorTable table;
+  for (const std::string& error : registry().errors()) {
+    log(Severity::kERROR, "op not registered: " + error);
+  }
+  for (const Op& op : registry().ops()) {
+    table.creators.push_back(std::make_unique<Creator>(op));
+    table.interfaces.push_back(table.creators.back().get());
+  }
+  return table;
+}
+
+const CreatorTable& creator_table() {
+  static const CreatorTable table = make_creator_table();
+  return table;
+}
+
+}  // namespace
+
+std::span<nvinfer1::IPluginCreatorInterface* const> creators() noexcept {
+  try {
+    return creator_table().interfaces;
+  } catch (const std::exception& e) {
+    log(Severity::kERROR, std::string("could not create the plugin creators: ") + e.what());
+  } catch (...) {
+    log(Severity::kERROR, "could not create the plugin creators");
+  }
+  return {};
+}
+
+nvinfer1::IPluginCreatorV3One* creator_for(std::string_view qualified_name) noexcept {
+  for (nvinfer1::IPluginCreatorInterface* c : creators()) {
+    auto* creator = static_cast<Creator*>(c);
+    if (creator->op().qualified_name() == qualified_name) return creator;
+  }
+  return nullptr;
+}
+
+bool register_creators(nvinfer1::IPluginRegistry& registry) noexcept {
+  bool all = true;
+  for (nvinfer1::IPluginCreatorInterface* c : creators()) {
+    auto* creator = static_cast<Creator*>(c);
+    if (!registry.registerCreator(*c, creator->getPluginNamespace())) {
+      log(Severity::kERROR, std::string("TensorRT refused to register plugin '") +
+                                creator->getPluginName() + "' in namespace '" +
+                                creator->getPluginNamespace() + "'");
+      all = false;
+    }
+  }
+  return all;
+}
+
+}  // namespace autoplugin::trt
