@@ -175,7 +175,11 @@ std::string describe(const Op& op) {
     if (e.tactic > 0) out << "  (tactic " << e.tactic << ")";
     out << "\n";
   }
-  describe_shapes(op, out);
+  try {
+    describe_shapes(op, out);
+  } catch (const std::exception& e) {
+    out << "            error: " << e.what() << "\n";
+  }
   return out.str();
 }
 

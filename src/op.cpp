@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <exception>
 #include <sstream>
+#include <stdexcept>
 
 namespace autoplugin {
 
@@ -157,6 +158,12 @@ void check_launcher(const Schema& schema, const std::vector<const Argument*>& in
   std::vector<const ParamDescriptor*> tensor_inputs, outputs, attrs;
   int streams = 0;
   for (const auto& p : l.params) {
+    const bool tensor =
+        p.role == Role::Input || p.role == Role::OptionalInput || p.role == Role::Output;
+    if (tensor && (p.dtype == DType::Bool || p.dtype == DType::UInt8)) {
+      problems.add(who + " takes " + param_type_text(p) +
+                   ", but TensorRT plugins cannot have bool or uint8 tensors");
+    }
     switch (p.role) {
       case Role::Input:
       case Role::OptionalInput:
@@ -248,10 +255,6 @@ void check_shape_function(const Schema& schema, const ShapeFunctionDescriptor& f
       }
     }
   }
-  if (f.num_results >= 0 && static_cast<std::size_t>(f.num_results) != schema.returns.size()) {
-    problems.add("shape function returns " + plural(std::size_t(f.num_results), "shape") +
-                 " but the schema returns " + std::to_string(schema.returns.size()));
-  }
 }
 
 std::vector<DType> launcher_dtypes(const LauncherDescriptor& l) {
@@ -299,6 +302,11 @@ Op Op::build(const OpDeclaration& d) {
   if (d.launchers_.empty()) problems.add("no launcher");
   for (const auto& l : d.launchers_) check_launcher(schema, inputs, op.attributes_, l, problems);
   check_shape_function(schema, d.shape_function_, "shape function", problems);
+  const int results = d.shape_function_.num_results;
+  if (results >= 0 && static_cast<std::size_t>(results) != schema.returns.size()) {
+    problems.add("shape function returns " + plural(std::size_t(results), "shape") +
+                 " but the schema returns " + std::to_string(schema.returns.size()));
+  }
   const auto takes_workspace = [](const LauncherDescriptor& l) {
     return std::count_if(l.params.begin(), l.params.end(),
                          [](const auto& p) { return p.role == Role::ScratchSpace; });
@@ -374,6 +382,21 @@ Op Op::build(const OpDeclaration& d) {
             (*it)->type.is_list) {
           problems.add("output '" + out_name + "': dtype rule names '" + rule.argument +
                        "', which is not a ScalarType attribute");
+        }
+      }
+      if (launchers_fit && rule.kind != DTypeRule::Kind::FromAttribute) {
+        const std::size_t out_pos = std::size_t(n_in) + j;
+        const int source = input_index(rule.argument);
+        for (const auto& e : op.launchers_) {
+          const bool fixed = rule.kind == DTypeRule::Kind::Fixed;
+          if (!fixed && source < 0) break;
+          const DType expected = fixed ? rule.dtype : e.dtypes[std::size_t(source)];
+          if (e.dtypes[out_pos] != expected) {
+            problems.add("output '" + out_name + "': declared dtype " +
+                         (fixed ? std::string(dtype_name(rule.dtype)) : "of " + rule.argument) +
+                         ", but launcher '" + e.launcher->name + "' writes " +
+                         std::string(dtype_name(e.dtypes[out_pos])));
+          }
         }
       }
       op.dtype_rules_.push_back(rule);
@@ -459,6 +482,16 @@ Op Op::build(const OpDeclaration& d) {
     }
   }
 
+  for (int k = 0; k < n_in; ++k) {
+    const auto& alias = inputs[std::size_t(k)]->alias;
+    if (alias && alias->is_write &&
+        std::find(op.aliases_.begin(), op.aliases_.end(), k) == op.aliases_.end()) {
+      problems.add("input '" + inputs[std::size_t(k)]->name + "' is written ('(" + alias->set +
+                   "!)') but no output aliases it; declare the output as Tensor(" + alias->set +
+                   "!)");
+    }
+  }
+
   op.example_ = d.example_;
   op.shape_function_ = d.shape_function_;
   op.workspace_function_ = d.workspace_function_;
@@ -471,7 +504,8 @@ Op Op::build(const OpDeclaration& d) {
 
 std::string Op::output_name(int output) const {
   if (output < num_returns()) return schema_->returns[std::size_t(output)].name;
-  return schema_->returns.front().name + "_size" + std::to_string(output - num_returns());
+  const std::string base = schema_->returns.empty() ? "" : schema_->returns.front().name + "_";
+  return base + "size" + std::to_string(output - num_returns());
 }
 
 int Op::tactic_count(std::span<const DType> dtypes) const noexcept {
@@ -491,6 +525,11 @@ const LauncherEntry* Op::find_launcher(std::span<const DType> dtypes,
 DType Op::output_dtype(int output, std::span<const DType> input_dtypes,
                        std::span<const AttrValue> attributes) const {
   const DTypeRule& rule = dtype_rules_.at(std::size_t(output));
+  if (input_dtypes.size() != std::size_t(num_inputs()) || attributes.size() != attributes_.size()) {
+    throw BindingError("op '" + qualified_name() + "': output dtype asked with " +
+                       plural(input_dtypes.size(), "input dtype") + " and " +
+                       plural(attributes.size(), "attribute"));
+  }
   switch (rule.kind) {
     case DTypeRule::Kind::Fixed:
       return rule.dtype;
@@ -515,7 +554,10 @@ DType Op::output_dtype(int output, std::span<const DType> input_dtypes,
 bool Op::supports(int pos, std::span<const PortDesc> ports,
                   std::span<const AttrValue> attributes) const noexcept {
   const int n_in = num_inputs();
-  if (pos < 0 || pos >= n_in + num_outputs() || ports.size() <= std::size_t(pos)) return false;
+  if (pos < 0 || pos >= n_in + num_outputs() || ports.size() <= std::size_t(pos) ||
+      attributes.size() != attributes_.size()) {
+    return false;
+  }
   const auto& allowed = formats_[std::size_t(pos)];
   if (std::find(allowed.begin(), allowed.end(), ports[std::size_t(pos)].format) == allowed.end()) {
     return false;
@@ -553,18 +595,29 @@ int Op::aliased_input(int output) const noexcept {
 DecodedAttributes Op::decode_fields(std::span<const FieldView> fields) const {
   DecodedAttributes decoded = decode_attributes(*schema_, fields);
   Problems problems;
+  // Attributes reach launchers in attribute order and the shape and workspace functions in
+  // schema order; a narrow C++ type (int32_t, float) anywhere must hold the value.
+  auto check = [&](const ParamDescriptor& p, std::size_t index, const std::string& who) {
+    if (p.fits != nullptr && !p.fits(decoded.values[index])) {
+      problems.add("field '" + attributes_[index]->name + "': value " +
+                   to_string(decoded.values[index]) + " does not fit " + who + " parameter type " +
+                   std::string(p.cpp_type));
+    }
+  };
   for (const auto& l : launcher_descriptors_) {
     std::size_t k = 0;
     for (const auto& p : l.params) {
-      if (p.role != Role::Attribute) continue;
-      const std::size_t index = k++;
-      if (p.fits != nullptr && !p.fits(decoded.values[index])) {
-        problems.add("field '" + attributes_[index]->name + "': value " +
-                     to_string(decoded.values[index]) + " does not fit launcher parameter type " +
-                     std::string(p.cpp_type));
-      }
+      if (p.role == Role::Attribute) check(p, k++, "launcher");
     }
   }
+  auto check_function = [&](const ShapeFunctionDescriptor& f, const std::string& who) {
+    for (std::size_t i = 0; i < f.params.size(); ++i) {
+      const auto it = std::find(attributes_.begin(), attributes_.end(), &schema_->arguments[i]);
+      if (it != attributes_.end()) check(f.params[i], std::size_t(it - attributes_.begin()), who);
+    }
+  };
+  check_function(shape_function_, "shape function");
+  if (workspace_function_) check_function(*workspace_function_, "workspace function");
   if (!problems.empty()) throw FieldError("op '" + qualified_name() + "':" + problems.join());
   return decoded;
 }
@@ -618,6 +671,8 @@ Dim Op::workspace_bytes(std::span<const Shape> inputs, std::span<const Shape> sh
     throw ShapeError(who + ": " + e.what());
   } catch (const std::exception& e) {
     throw ShapeError(who + " threw: " + e.what());
+  } catch (...) {
+    throw ShapeError(who + " threw a non-standard exception");
   }
 }
 
@@ -637,7 +692,10 @@ std::vector<Shape> Op::output_shapes(std::span<const Shape> inputs,
                                      std::span<const bool> inputs_present) const {
   const std::string who = "op '" + qualified_name() + "': ";
   const std::vector<ShapeArg> args = shape_args(inputs, shape_inputs, attributes, inputs_present);
-  const std::size_t size_tensors_before = scope.size_tensors().size();
+  // Size tensors are numbered within a scope, so each evaluation needs its own.
+  if (!scope.size_tensors().empty()) {
+    throw std::logic_error(who + "output_shapes needs a ShapeScope without size tensors");
+  }
   std::vector<Shape> shapes;
   try {
     shapes = shape_function_.thunk(shape_function_.callable.get(), args);
@@ -652,7 +710,21 @@ std::vector<Shape> Op::output_shapes(std::span<const Shape> inputs,
     throw ShapeError(who + "shape function returned " + plural(shapes.size(), "shape") + " for " +
                      plural(std::size_t(num_returns()), "output"));
   }
-  const std::size_t declared = scope.size_tensors().size() - size_tensors_before;
+  for (int j = 0; j < num_returns(); ++j) {
+    const int k = aliases_[std::size_t(j)];
+    if (k < 0) continue;
+    const Shape& out = shapes[std::size_t(j)];
+    const Shape& in = inputs[std::size_t(k)];
+    const std::string message =
+        "in-place output '" + output_name(j) + "' has the shape of input '" + input(k).name + "'";
+    if (out.rank() != in.rank()) throw ShapeError(who + message + " (ranks differ)");
+    try {
+      for (std::size_t i = 0; i < out.rank(); ++i) require(out[i] == in[i], message);
+    } catch (const ShapeError& e) {
+      throw ShapeError(who + e.what());
+    }
+  }
+  const std::size_t declared = scope.size_tensors().size();
   if (declared != std::size_t(num_size_tensors_)) {
     throw ShapeError(who + "shape function declared " + plural(declared, "size tensor") +
                      " but the launchers take " + std::to_string(num_size_tensors_) +

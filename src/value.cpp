@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <type_traits>
 
 namespace autoplugin {
@@ -29,18 +30,23 @@ bool operator==(const BoolList& a, const BoolList& b) noexcept {
 
 namespace {
 
+// Python's repr of a float: the shortest digits that read back exactly, in positional notation
+// for exponents -4..15 and scientific otherwise ("100.0", "0.5", "1e-05", "1e+16").
 std::string format_double(double value) {
   if (std::isnan(value)) return "nan";
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  char buffer[32];
-  // Shortest form that reads back exactly, as Python prints floats.
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value) break;
+  char buffer[64];
+  int digits = 1;
+  for (;; ++digits) {  // 17 significant digits always read back exactly
+    std::snprintf(buffer, sizeof buffer, "%.*e", digits - 1, value);
+    if (digits == 17 || std::strtod(buffer, nullptr) == value) break;
   }
-  std::string text = buffer;
-  if (text.find_first_of(".eninf") == std::string::npos) text += ".0";
-  return text;
+  const int exponent = value == 0 ? 0 : std::atoi(std::strchr(buffer, 'e') + 1);
+  if (exponent < -4 || exponent >= 16) {
+    return buffer;  // already "%.*e" with the shortest digits
+  }
+  std::snprintf(buffer, sizeof buffer, "%.*f", std::max(digits - 1 - exponent, 1), value);
+  return buffer;
 }
 
 std::string quote(const std::string& text) {

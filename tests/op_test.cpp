@@ -580,3 +580,123 @@ TEST(Workspace, SizedByTheDeclaredFunctionAndPassedToTheLauncher) {
 }
 
 }  // namespace
+
+namespace {
+
+// ---- regressions found in review -------------------------------------------------------------
+
+float seen_bias = 0;
+void bias_launcher(ap::In<float> x, ap::OptIn<float> bias, ap::Out<float> y, ap::Stream) {
+  seen_bias = bias.present() ? bias.data()[0] : -1.0f;
+  y.data()[0] = x.data()[0];
+}
+ap::Shape bias_shape(ap::Shape x, std::optional<ap::Shape>) { return x; }
+
+TEST(Regression, OptionalInputsGetTheirOwnBuffer) {
+  auto op =
+      ap::Op::build(DECLARE("ex::op(Tensor x, Tensor? bias) -> Tensor", bias_shape, bias_launcher));
+  std::vector<float> x{1}, bias{7}, y(1);
+  const std::vector<ap::TensorRef> inputs{ref(x.data(), ap::DType::Float32, {1}),
+                                          ref(bias.data(), ap::DType::Float32, {1})};
+  const std::vector<ap::TensorRef> outputs{ref(y.data(), ap::DType::Float32, {1})};
+  ASSERT_EQ(op.launch(op.launchers()[0], {inputs, outputs, {}, {}, nullptr, {}}), 0);
+  EXPECT_EQ(seen_bias, 7.0f);
+  const std::vector<ap::TensorRef> absent{ref(x.data(), ap::DType::Float32, {1}),
+                                          ref(nullptr, ap::DType::Float32, {1})};
+  ASSERT_EQ(op.launch(op.launchers()[0], {absent, outputs, {}, {}, nullptr, {}}), 0);
+  EXPECT_EQ(seen_bias, -1.0f);
+}
+
+TEST(Regression, EmptyOutputsNeedNoAddress) {
+  auto op =
+      ap::Op::build(DECLARE("ex::op(Tensor x) -> Tensor", identity_shape, copy_launcher<float>));
+  const std::vector<ap::TensorRef> inputs{ref(nullptr, ap::DType::Float32, {0, 3})};
+  const std::vector<ap::TensorRef> outputs{ref(nullptr, ap::DType::Float32, {0, 3})};
+  EXPECT_EQ(op.launch(op.launchers()[0], {inputs, outputs, {}, {}, nullptr, {}}), 0);
+  const std::vector<ap::TensorRef> missing{ref(nullptr, ap::DType::Float32, {1, 3})};
+  EXPECT_THROW(op.launch(op.launchers()[0], {inputs, missing, {}, {}, nullptr, {}}),
+               ap::TensorError);
+}
+
+void two_scratch(ap::In<float> x, ap::Out<float> a, ap::Out<float> b, ap::Workspace, ap::Stream) {
+  (void)x, (void)a, (void)b;
+}
+std::pair<ap::Shape, ap::Shape> two_shapes_of(ap::Shape x) { return {x, x}; }
+
+TEST(Regression, WorkspaceWorksForSeveralOutputs) {
+  auto d = DECLARE("ex::op(Tensor x) -> (Tensor a, Tensor b)", two_shapes_of, two_scratch);
+  d.workspace(scratch_bytes);
+  EXPECT_EQ(build_error(d), "");
+}
+
+TEST(Regression, DeclaredDtypeRulesMustMatchTheLaunchers) {
+  auto d = DECLARE("ex::op(Tensor x) -> Tensor", identity_shape, copy_launcher<float>);
+  d.output_dtype("out", ap::fixed_dtype(ap::DType::Int32));
+  EXPECT_THAT(build_error(d), HasSubstr("output 'out': declared dtype int32, but launcher "
+                                        "'copy_launcher<float>' writes float32"));
+}
+
+TEST(Regression, InPlaceNeedsAnAliasedOutputOfTheSameShape) {
+  EXPECT_THAT(build_error(DECLARE("ex::op(Tensor(a!) x) -> Tensor", identity_shape,
+                                  inplace_launcher<float>)),
+              HasSubstr("input 'x' is written ('(a!)') but no output aliases it"));
+  auto op = ap::Op::build(DECLARE(
+      "ex::op(Tensor(a!) x) -> Tensor(a!)",
+      [](ap::Shape x) {
+        x[0] *= 2;
+        return x;
+      },
+      inplace_launcher<float>));
+  ap::ShapeScope scope;
+  try {
+    op.output_shapes(std::vector{ap::Shape::concrete(std::vector<std::int64_t>{3})}, {}, {}, scope);
+    FAIL() << "expected a ShapeError";
+  } catch (const ap::ShapeError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("in-place output 'out' has the shape of input 'x'"));
+  }
+}
+
+ap::Shape narrow_shape(ap::Shape x, std::int32_t n) {
+  x[0] += n;
+  return x;
+}
+void wide_launcher(ap::In<float> x, ap::Out<float> y, std::int64_t n, ap::Stream) {
+  (void)x, (void)y, (void)n;
+}
+
+TEST(Regression, NarrowShapeFunctionParametersAreRangeChecked) {
+  auto op =
+      ap::Op::build(DECLARE("ex::op(Tensor x, int n) -> Tensor", narrow_shape, wide_launcher));
+  const std::int64_t big = (std::int64_t{1} << 32) + 5;
+  ap::FieldList fields;
+  fields.add("n", ap::FieldType::Int64, &big, 1);
+  try {
+    op.decode_fields(fields.views());
+    FAIL() << "expected a FieldError";
+  } catch (const ap::FieldError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("does not fit shape function parameter type int32_t"));
+  }
+}
+
+TEST(Regression, PredicateRefusesAWrongAttributeCount) {
+  auto d = DECLARE("ex::cast(Tensor x, ScalarType dtype) -> Tensor", cast_shape, cast_launcher_f16);
+  d.output_dtype("out", ap::dtype_from_attribute("dtype"));
+  auto op = ap::Op::build(d);
+  const std::vector<ap::PortDesc> ports{{ap::DType::Float32}, {ap::DType::Float16}};
+  EXPECT_FALSE(op.supports(1, ports, {}));
+}
+
+void bool_launcher(ap::In<bool> x, ap::Out<float> y, ap::Stream) { (void)x, (void)y; }
+
+TEST(Regression, BoolTensorsAreRejected) {
+  EXPECT_THAT(build_error(DECLARE("ex::op(Tensor x) -> Tensor", identity_shape, bool_launcher)),
+              HasSubstr("takes In<bool>, but TensorRT plugins cannot have bool or uint8 tensors"));
+}
+
+TEST(Regression, DescribeReportsInsteadOfThrowing) {
+  auto d = DECLARE("ex::op(Tensor x) -> Tensor", identity_shape, copy_launcher<float>);
+  d.example(ap::Example().rank("x", 9));
+  EXPECT_THAT(ap::describe(ap::Op::build(d)), HasSubstr("error: "));
+}
+
+}  // namespace

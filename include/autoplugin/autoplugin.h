@@ -3,6 +3,7 @@
 
 #include <autoplugin/attr.h>
 #include <autoplugin/binding.h>
+#include <autoplugin/describe.h>
 #include <autoplugin/dim.h>
 #include <autoplugin/dtype.h>
 #include <autoplugin/error.h>

@@ -280,11 +280,15 @@ struct LaunchParam<Workspace> {
 
 // The k-th parameter of its role: parameter i of roles[] gets index (count of roles[j] == roles[i],
 // j < i).
+// In<T> and OptIn<T> both index the op's inputs, so they count as one role here.
+constexpr Role index_class(Role role) { return role == Role::OptionalInput ? Role::Input : role; }
 template <std::size_t N>
 constexpr std::array<std::size_t, N> role_indices(const std::array<Role, N>& roles) {
   std::array<std::size_t, N> indices{};
   for (std::size_t i = 0; i < N; ++i) {
-    for (std::size_t j = 0; j < i; ++j) indices[i] += roles[j] == roles[i] ? 1 : 0;
+    for (std::size_t j = 0; j < i; ++j) {
+      indices[i] += index_class(roles[j]) == index_class(roles[i]) ? 1 : 0;
+    }
   }
   return indices;
 }

@@ -102,6 +102,11 @@ class Op {
  public:
   // Validates a declaration; throws BindingError listing every problem, each naming the op.
   static Op build(const OpDeclaration& declaration);
+  // Move-only: launcher entries point into the op's own descriptors.
+  Op(Op&&) noexcept = default;
+  Op& operator=(Op&&) noexcept = default;
+  Op(const Op&) = delete;
+  Op& operator=(const Op&) = delete;
 
   const Schema& schema() const noexcept { return *schema_; }
   const std::string& name() const noexcept { return schema_->name; }
@@ -153,8 +158,10 @@ class Op {
 
   // Runs the shape function. `inputs` has one shape per input (absent Tensor?: null entry in
   // `present`), `shape_inputs` one per SymInt/SymInt[] argument (a SymInt is a rank-1 shape).
-  // Returns one shape per return. Size tensors are recorded in `scope`. Every failure, including
-  // an exception thrown by the user's function, becomes a ShapeError naming the op.
+  // Returns one shape per return. Size tensors are recorded in `scope`, which must hold none
+  // yet. In-place outputs must keep their input's shape (a requirement like any other). Every
+  // failure, including an exception thrown by the user's function, becomes a ShapeError naming the
+  // op.
   std::vector<Shape> output_shapes(std::span<const Shape> inputs,
                                    std::span<const Shape> shape_inputs,
                                    std::span<const AttrValue> attributes, ShapeScope& scope,

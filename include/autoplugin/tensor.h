@@ -34,6 +34,11 @@ struct TensorRef {
 };
 
 [[noreturn]] void throw_dtype_mismatch(DType expected, DType actual);
+inline std::int64_t element_count(const TensorRef& ref) {
+  std::int64_t count = 1;
+  for (std::int32_t i = 0; i < ref.rank; ++i) count *= ref.extents[std::size_t(i)];
+  return count;
+}
 [[noreturn]] void throw_missing_tensor(DType expected);
 
 // A dense, row-major view. Copyable by value into a kernel's parameters.
@@ -113,8 +118,9 @@ template <Element T>
 class Out : public TensorView<T> {
  public:
   using TensorView<T>::TensorView;
+  // TensorRT passes no address for a tensor without elements; only a non-empty one needs one.
   static Out from(const TensorRef& ref) {
-    if (ref.data == nullptr) throw_missing_tensor(dtype_v<T>);
+    if (ref.data == nullptr && element_count(ref) != 0) throw_missing_tensor(dtype_v<T>);
     Out view;
     view.assign(ref);
     return view;
