@@ -59,31 +59,6 @@ bool is_floating(FieldType type) {
          type == FieldType::Float64;
 }
 
-float half_to_float(std::uint16_t half) {
-  const std::uint32_t sign = static_cast<std::uint32_t>(half & 0x8000u) << 16;
-  std::uint32_t exponent = (half >> 10) & 0x1Fu;
-  std::uint32_t mantissa = half & 0x3FFu;
-  std::uint32_t bits = sign;
-  if (exponent == 0x1F) {
-    bits |= 0x7F800000u | (mantissa << 13);  // inf, nan (payload kept)
-  } else if (exponent != 0) {
-    bits |= ((exponent + 127 - 15) << 23) | (mantissa << 13);
-  } else if (mantissa != 0) {
-    // Subnormal half: shift until the implicit bit appears; every half is a normal float.
-    exponent = 127 - 15 + 1;
-    while ((mantissa & 0x400u) == 0) {
-      mantissa <<= 1;
-      --exponent;
-    }
-    bits |= (exponent << 23) | ((mantissa & 0x3FFu) << 13);
-  }
-  return std::bit_cast<float>(bits);
-}
-
-float bfloat16_to_float(std::uint16_t bfloat16) {
-  return std::bit_cast<float>(static_cast<std::uint32_t>(bfloat16) << 16);
-}
-
 // Field data need not be aligned, so every element is read through memcpy.
 template <typename T>
 T load(const void* data, std::size_t index) {

@@ -1,6 +1,7 @@
 #include <autoplugin/dtype.h>
 
 #include <array>
+#include <bit>
 #include <utility>
 
 namespace autoplugin {
@@ -69,6 +70,67 @@ std::optional<DType> dtype_from_scalar_type_code(std::int64_t code) noexcept {
 }
 
 std::int64_t scalar_type_code(DType dtype) noexcept { return info(dtype).scalar_type_code; }
+
+float half_to_float(std::uint16_t half) noexcept {
+  const std::uint32_t sign = static_cast<std::uint32_t>(half & 0x8000u) << 16;
+  std::uint32_t exponent = (half >> 10) & 0x1Fu;
+  std::uint32_t mantissa = half & 0x3FFu;
+  std::uint32_t bits = sign;
+  if (exponent == 0x1F) {
+    bits |= 0x7F800000u | (mantissa << 13);  // inf, nan (payload kept)
+  } else if (exponent != 0) {
+    bits |= ((exponent + 127 - 15) << 23) | (mantissa << 13);
+  } else if (mantissa != 0) {
+    // Subnormal half: shift until the implicit bit appears; every half is a normal float.
+    exponent = 127 - 15 + 1;
+    while ((mantissa & 0x400u) == 0) {
+      mantissa <<= 1;
+      --exponent;
+    }
+    bits |= (exponent << 23) | ((mantissa & 0x3FFu) << 13);
+  }
+  return std::bit_cast<float>(bits);
+}
+
+float bfloat16_to_float(std::uint16_t bfloat16) noexcept {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(bfloat16) << 16);
+}
+
+namespace {
+
+// Rounds the low `drop` bits of `bits` to nearest, ties to even.
+std::uint32_t round_bits(std::uint32_t bits, int drop) {
+  const std::uint32_t half = 1u << (drop - 1);
+  const std::uint32_t rest = bits & ((1u << drop) - 1);
+  bits >>= drop;
+  if (rest > half || (rest == half && (bits & 1u) != 0)) ++bits;
+  return bits;
+}
+
+}  // namespace
+
+std::uint16_t float_to_bfloat16(float value) noexcept {
+  const auto bits = std::bit_cast<std::uint32_t>(value);
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40u);
+  return static_cast<std::uint16_t>(round_bits(bits, 16));
+}
+
+std::uint16_t float_to_half(float value) noexcept {
+  const auto bits = std::bit_cast<std::uint32_t>(value);
+  const auto sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000u);
+  const std::uint32_t magnitude = bits & 0x7FFFFFFFu;
+  if (magnitude > 0x7F800000u) return static_cast<std::uint16_t>(sign | 0x7E00u);  // NaN
+  if (magnitude >= 0x477FF000u) return static_cast<std::uint16_t>(sign | 0x7C00u);  // overflow
+  if (magnitude < 0x38800000u) {
+    // Subnormal or zero: shift the mantissa (with its implicit bit) into place, then round.
+    if (magnitude < 0x33000000u) return sign;
+    const int exponent = static_cast<int>(magnitude >> 23);
+    const std::uint32_t mantissa = (magnitude & 0x7FFFFFu) | 0x800000u;
+    return static_cast<std::uint16_t>(sign | round_bits(mantissa, 126 - exponent));
+  }
+  // Normal: rebias the exponent; a rounding carry correctly bumps the exponent.
+  return static_cast<std::uint16_t>(sign | round_bits(magnitude - 0x38000000u, 13));
+}
 
 std::string_view format_name(Format format) noexcept {
   switch (format) {

@@ -37,3 +37,31 @@ TEST(ValueTest, OtherValuesPrintLikePython) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Float16Test, EveryHalfAndBfloat16RoundTripsThroughFloat) {
+  for (std::uint32_t bits = 0; bits <= 0xFFFF; ++bits) {
+    const auto b = static_cast<std::uint16_t>(bits);
+    const bool half_nan = (b & 0x7C00) == 0x7C00 && (b & 0x3FF) != 0;
+    if (!half_nan) {
+      ASSERT_EQ(ap::float_to_half(ap::half_to_float(b)), b) << bits;
+    }
+    const bool bf16_nan = (b & 0x7F80) == 0x7F80 && (b & 0x7F) != 0;
+    if (!bf16_nan) {
+      ASSERT_EQ(ap::float_to_bfloat16(ap::bfloat16_to_float(b)), b) << bits;
+    }
+  }
+}
+
+TEST(Float16Test, RoundsToNearestEven) {
+  EXPECT_EQ(ap::float_to_half(1.0f), 0x3C00);
+  EXPECT_EQ(ap::float_to_half(65504.0f), 0x7BFF);
+  EXPECT_EQ(ap::float_to_half(65520.0f), 0x7C00);          // rounds up to infinity
+  EXPECT_EQ(ap::float_to_half(1.0f + 1.0f / 2048), 0x3C00);  // tie: to even
+  EXPECT_EQ(ap::float_to_half(5.960464477539063e-08f), 0x0001);  // smallest subnormal
+  EXPECT_EQ(ap::float_to_bfloat16(1.00390625f), 0x3F80);   // tie: to even
+  EXPECT_EQ(ap::float_to_bfloat16(-2.0f), 0xC000);
+}
+
+}  // namespace

@@ -39,6 +39,12 @@ std::optional<DType> dtype_from_name(std::string_view name) noexcept;
 std::optional<DType> dtype_from_scalar_type_code(std::int64_t code) noexcept;
 std::int64_t scalar_type_code(DType dtype) noexcept;
 
+// IEEE half and bfloat16 bit patterns <-> float (round to nearest even, NaN and inf kept).
+float half_to_float(std::uint16_t bits) noexcept;
+float bfloat16_to_float(std::uint16_t bits) noexcept;
+std::uint16_t float_to_half(float value) noexcept;
+std::uint16_t float_to_bfloat16(float value) noexcept;
+
 // Memory layouts. Linear is the default; others must be declared by the op.
 enum class Format : std::uint8_t { Linear, HWC, CHW4, CHW32, HWC8 };
 std::string_view format_name(Format format) noexcept;
