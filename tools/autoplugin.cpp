@@ -8,6 +8,10 @@
 #include <string_view>
 #include <vector>
 
+#ifdef AUTOPLUGIN_WITH_CHECK
+#include "check/check.h"
+#endif
+
 namespace {
 
 constexpr int kOk = 0;
@@ -22,6 +26,9 @@ void print_usage(std::ostream& out) {
          "                         outputs, fields, dtype table, output shapes and the builder\n"
          "                         calls they take\n"
          "  list                   one line per op\n"
+         "  inspect LIB.so         list a plugin library's creators and their fields\n"
+         "  check LIB.so --op OP   drive OP through TensorRT's plugin lifecycle: build phase on\n"
+         "                         the CPU, kernels on a GPU against a reference (check --help)\n"
          "\n"
          "The ops are those built into this tool (the bundled examples).\n"
          "options: --help, --version\n";
@@ -47,8 +54,9 @@ void print_not_done_here() {
                "    against TensorRT " AUTOPLUGIN_TENSORRT_VERSION
                " headers, but no TensorRT runtime is used here.\n";
 #else
-  std::cout << "  - building the TensorRT plugin library: no TensorRT headers were found when this\n"
-               "    tool was built (configure with -DTensorRT_ROOT=<TensorRT folder>).\n";
+  std::cout
+      << "  - building the TensorRT plugin library: no TensorRT headers were found when this\n"
+         "    tool was built (configure with -DTensorRT_ROOT=<TensorRT folder>).\n";
 #endif
 }
 
@@ -108,6 +116,17 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   if (command == "describe") return describe_ops(args);
   if (command == "list") return list_ops();
+  if (command == "check" || command == "inspect") {
+#ifdef AUTOPLUGIN_WITH_CHECK
+    return command == "check" ? autoplugin::check::check_main(args)
+                              : autoplugin::check::inspect_main(args);
+#else
+    std::cerr << "autoplugin " << command
+              << ": this tool was built without TensorRT headers (configure with "
+                 "-DTensorRT_ROOT=<TensorRT folder>)\n";
+    return kUsage;
+#endif
+  }
   std::cerr << "autoplugin: unknown command '" << command << "'\n";
   print_usage(std::cerr);
   return kUsage;

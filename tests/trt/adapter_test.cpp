@@ -512,6 +512,8 @@ struct BadFields {
   const char* expected;
 };
 
+void PrintTo(const BadFields& bad, std::ostream* out) { *out << bad.case_name; }
+
 class BadFieldTest : public Adapter, public ::testing::WithParamInterface<BadFields> {};
 
 TEST_P(BadFieldTest, CreatePluginFailsWithAMessageNamingOpAndField) {

@@ -1,0 +1,86 @@
+"""PyTorch references for the example ops, for `autoplugin check --reference`.
+
+Usage: python3 examples/reference.py DIR
+DIR holds case.json (op, attributes, shape_inputs, inputs, outputs) and input<k>.npy; this writes
+the outputs it lists. bfloat16 travels as uint16 bits (NumPy has no bfloat16). Runs on the GPU
+when there is one.
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
+          "int8": torch.int8, "int32": torch.int32, "int64": torch.int64}
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def load(path, dtype):
+    array = np.load(path)
+    if dtype == "bfloat16":
+        return torch.from_numpy(array.astype(np.uint16).view(np.int16)).view(torch.bfloat16).to(DEVICE)
+    return torch.from_numpy(array).to(DEVICE)
+
+
+def save(path, tensor, dtype):
+    tensor = tensor.to(DTYPES[dtype]).contiguous().cpu()
+    if dtype == "bfloat16":
+        np.save(path, tensor.view(torch.int16).numpy().view(np.uint16))
+    else:
+        np.save(path, tensor.numpy())
+
+
+def circular_pad(x, attributes, shape_inputs):
+    padding = attributes["padding"]
+    if all(p >= 0 for p in padding) and len(padding) // 2 < x.dim():
+        try:
+            return [F.pad(x, padding, mode="circular")]
+        except (RuntimeError, NotImplementedError):
+            pass  # F.pad covers only some ranks and padding lengths
+    # Any rank and padding, negative (cropping) included: gather wrapped indices per dimension.
+    out = x
+    for i in range(len(padding) // 2):
+        dim = x.dim() - 1 - i
+        before, after = padding[2 * i], padding[2 * i + 1]
+        n = x.shape[dim]
+        index = torch.arange(-before, n + after, device=x.device) % n
+        out = out.index_select(dim, index)
+    return [out]
+
+
+def gelu_tanh(x, attributes, shape_inputs):
+    return [F.gelu(x, approximate="tanh")]
+
+
+def row_max(x, attributes, shape_inputs):
+    values, indices = torch.max(x, dim=-1)
+    return [values, indices]
+
+
+def nonzero(x, attributes, shape_inputs):
+    return [torch.nonzero(x)]
+
+
+def broadcast_to(x, attributes, shape_inputs):
+    return [x.broadcast_to(shape_inputs[0])]
+
+
+OPS = {"circular_pad": circular_pad, "gelu_tanh": gelu_tanh, "row_max": row_max,
+       "nonzero": nonzero, "broadcast_to": broadcast_to}
+
+
+def main(folder):
+    with open(os.path.join(folder, "case.json")) as f:
+        case = json.load(f)
+    name = case["op"].split("::")[-1]
+    inputs = [load(os.path.join(folder, i["file"]), i["dtype"]) for i in case["inputs"]]
+    outputs = OPS[name](*inputs, case.get("attributes", {}), case.get("shape_inputs", []))
+    for spec, tensor in zip(case["outputs"], outputs):
+        save(os.path.join(folder, spec["file"]), tensor, spec["dtype"])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

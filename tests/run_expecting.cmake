@@ -1,0 +1,15 @@
+# cmake -DCOMMAND="prog;arg;..." -DEXIT=0|nonzero -DREGEX=... -P run_expecting.cmake
+# Passes when COMMAND exits as EXIT says and its output matches REGEX (both checked, unlike
+# CTest's PASS_REGULAR_EXPRESSION, which ignores the exit status).
+execute_process(COMMAND ${COMMAND} OUTPUT_VARIABLE output ERROR_VARIABLE errors
+                RESULT_VARIABLE status)
+message("${output}${errors}")
+if(EXIT STREQUAL "0" AND NOT status EQUAL 0)
+  message(FATAL_ERROR "expected exit status 0, got ${status}")
+endif()
+if(EXIT STREQUAL "nonzero" AND status EQUAL 0)
+  message(FATAL_ERROR "expected a failure, got exit status 0")
+endif()
+if(NOT "${output}${errors}" MATCHES "${REGEX}")
+  message(FATAL_ERROR "output does not match: ${REGEX}")
+endif()

@@ -1,0 +1,140 @@
+// A hand-written IPluginV3 library (no autoplugin code) with bugs planted on purpose, each in its
+// own plugin, for `autoplugin check` to catch; "planted::correct" has none of them.
+#include <NvInferRuntime.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace nvinfer1;
+
+enum class Bug { None, DanglingFields, PeekingFormats, WrongShape };
+
+class Plugin final : public IPluginV3,
+                     public IPluginV3OneCore,
+                     public IPluginV3OneBuild,
+                     public IPluginV3OneRuntime {
+ public:
+  Plugin(Bug bug, const char* name, float alpha) : bug_(bug), name_(name), alpha_(alpha) {
+    // The planted bug: a field list built once, pointing at this object's member. The default
+    // copy in clone() copies the pointer, so a clone's fields point into its source.
+    fields_.emplace_back("alpha", &alpha_, PluginFieldType::kFLOAT32, 1);
+    collection_ = {1, fields_.data()};
+  }
+
+  IPluginCapability* getCapabilityInterface(PluginCapabilityType type) noexcept override {
+    switch (type) {
+      case PluginCapabilityType::kCORE:
+        return static_cast<IPluginV3OneCore*>(this);
+      case PluginCapabilityType::kBUILD:
+        return static_cast<IPluginV3OneBuild*>(this);
+      case PluginCapabilityType::kRUNTIME:
+        return static_cast<IPluginV3OneRuntime*>(this);
+    }
+    return nullptr;
+  }
+  IPluginV3* clone() noexcept override {
+    auto* copy = new Plugin(*this);
+    if (bug_ != Bug::DanglingFields) copy->collection_ = {1, copy->fields_.data()};
+    if (bug_ != Bug::DanglingFields) copy->fields_[0].data = &copy->alpha_;
+    return copy;
+  }
+
+  const char* getPluginName() const noexcept override { return name_.c_str(); }
+  const char* getPluginVersion() const noexcept override { return "1"; }
+  const char* getPluginNamespace() const noexcept override { return "planted"; }
+
+  int32_t getNbOutputs() const noexcept override { return 1; }
+  int32_t getOutputDataTypes(DataType* out, int32_t, const DataType* in,
+                             int32_t) const noexcept override {
+    out[0] = in[0];
+    return 0;
+  }
+  int32_t getOutputShapes(const DimsExprs* inputs, int32_t, const DimsExprs*, int32_t,
+                          DimsExprs* outputs, int32_t, IExprBuilder& builder) noexcept override {
+    outputs[0] = inputs[0];
+    if (bug_ == Bug::WrongShape) {
+      outputs[0].d[0] =
+          builder.operation(DimensionOperation::kSUM, *inputs[0].d[0], *builder.constant(1));
+    }
+    return 0;
+  }
+  bool supportsFormatCombination(int32_t pos, const DynamicPluginTensorDesc* io, int32_t,
+                                 int32_t) noexcept override {
+    const bool linear_float =
+        io[pos].desc.type == DataType::kFLOAT && io[pos].desc.format == TensorFormat::kLINEAR;
+    if (bug_ == Bug::PeekingFormats && pos == 0) {
+      return linear_float && io[1].desc.type == DataType::kFLOAT;  // looks ahead: not allowed
+    }
+    return linear_float;
+  }
+  int32_t configurePlugin(const DynamicPluginTensorDesc*, int32_t, const DynamicPluginTensorDesc*,
+                          int32_t) noexcept override {
+    return 0;
+  }
+
+  int32_t onShapeChange(const PluginTensorDesc*, int32_t, const PluginTensorDesc*,
+                        int32_t) noexcept override {
+    return 0;
+  }
+  int32_t enqueue(const PluginTensorDesc*, const PluginTensorDesc*, const void* const*,
+                  void* const*, void*, cudaStream_t) noexcept override {
+    return 0;
+  }
+  IPluginV3* attachToContext(IPluginResourceContext*) noexcept override { return clone(); }
+  const PluginFieldCollection* getFieldsToSerialize() noexcept override { return &collection_; }
+
+ private:
+  Plugin(const Plugin&) = default;
+  Bug bug_;
+  std::string name_;
+  float alpha_;
+  std::vector<PluginField> fields_;
+  PluginFieldCollection collection_{};
+};
+
+class Creator final : public IPluginCreatorV3One {
+ public:
+  Creator(Bug bug, const char* name) : bug_(bug), name_(name) {
+    field_names_.emplace_back("alpha", nullptr, PluginFieldType::kFLOAT32, 1);
+    names_ = {1, field_names_.data()};
+  }
+  IPluginV3* createPlugin(const char*, const PluginFieldCollection* fc,
+                          TensorRTPhase) noexcept override {
+    float alpha = 1.0f;
+    for (int i = 0; fc != nullptr && i < fc->nbFields; ++i) {
+      const PluginField& f = fc->fields[i];
+      if (std::strcmp(f.name, "alpha") == 0 && f.type == PluginFieldType::kFLOAT32 &&
+          f.length == 1) {
+        std::memcpy(&alpha, f.data, sizeof alpha);
+      }
+    }
+    return new Plugin(bug_, name_, alpha);
+  }
+  const PluginFieldCollection* getFieldNames() noexcept override { return &names_; }
+  const char* getPluginName() const noexcept override { return name_; }
+  const char* getPluginVersion() const noexcept override { return "1"; }
+  const char* getPluginNamespace() const noexcept override { return "planted"; }
+
+ private:
+  Bug bug_;
+  const char* name_;
+  std::vector<PluginField> field_names_;
+  PluginFieldCollection names_{};
+};
+
+Creator g_correct(Bug::None, "correct");
+Creator g_dangling(Bug::DanglingFields, "dangling_fields");
+Creator g_peeking(Bug::PeekingFormats, "peeking_formats");
+Creator g_wrong_shape(Bug::WrongShape, "wrong_shape");
+IPluginCreatorInterface* g_creators[] = {&g_correct, &g_dangling, &g_peeking, &g_wrong_shape};
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) IPluginCreatorInterface* const* getCreators(
+    int32_t& count) {
+  count = 4;
+  return g_creators;
+}

@@ -1,0 +1,181 @@
+#include "case.h"
+
+#include <autoplugin/error.h>
+
+#include <charconv>
+#include <fstream>
+
+namespace autoplugin::check {
+namespace {
+
+std::vector<std::int64_t> extents(const nlohmann::json& value, const std::string& where) {
+  if (!value.is_array()) throw Error(where + ": expected a list of extents");
+  std::vector<std::int64_t> result;
+  for (const auto& v : value) {
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0) {
+      throw Error(where + ": extents are non-negative integers, got " + v.dump());
+    }
+    result.push_back(v.get<std::int64_t>());
+  }
+  return result;
+}
+
+InputSpec parse_input(const nlohmann::json& j, const std::string& where) {
+  InputSpec spec;
+  if (!j.is_object()) throw Error(where + ": expected an object with \"dtype\" and \"shape\"");
+  const std::string dtype = j.value("dtype", "float32");
+  const auto parsed = dtype_from_name(dtype);
+  if (!parsed) throw Error(where + ": unknown dtype \"" + dtype + "\"");
+  spec.dtype = *parsed;
+  if (j.contains("shape")) {
+    spec.opt = extents(j["shape"], where + ".shape");
+    spec.min = spec.max = spec.opt;
+  }
+  if (j.contains("opt")) spec.opt = extents(j["opt"], where + ".opt");
+  spec.min = j.contains("min") ? extents(j["min"], where + ".min") : spec.opt;
+  spec.max = j.contains("max") ? extents(j["max"], where + ".max") : spec.opt;
+  if (spec.opt.empty() && !j.contains("shape") && !j.contains("opt")) {
+    throw Error(where + ": needs \"shape\" (or \"min\"/\"opt\"/\"max\")");
+  }
+  if (spec.min.size() != spec.opt.size() || spec.max.size() != spec.opt.size()) {
+    throw Error(where + ": min, opt and max have different ranks");
+  }
+  for (std::size_t i = 0; i < spec.opt.size(); ++i) {
+    if (spec.min[i] > spec.opt[i] || spec.opt[i] > spec.max[i]) {
+      throw Error(where + ": dimension " + std::to_string(i) + " needs min <= opt <= max");
+    }
+  }
+  if (j.contains("range")) {
+    const auto& r = j["range"];
+    if (!r.is_array() || r.size() != 2) throw Error(where + ".range: expected [low, high]");
+    spec.low = r[0].get<double>();
+    spec.high = r[1].get<double>();
+  }
+  spec.zero_fraction = j.value("zero_fraction", 0.0);
+  spec.integers = j.value("integers", false);
+  return spec;
+}
+
+}  // namespace
+
+CheckFile parse_check_file(const nlohmann::json& json, const std::string& origin) {
+  CheckFile file;
+  try {
+    file.op = json.value("op", "");
+    file.version = json.value("version", "");
+    if (!json.contains("cases") || !json["cases"].is_array()) {
+      throw Error(origin + ": expected \"cases\": [...]");
+    }
+    int index = 0;
+    for (const auto& c : json["cases"]) {
+      CheckCase parsed;
+      parsed.name = c.value("name", "case" + std::to_string(index));
+      const std::string where = origin + ": case '" + parsed.name + "'";
+      if (!c.contains("inputs")) throw Error(where + ": needs \"inputs\"");
+      int k = 0;
+      for (const auto& input : c["inputs"]) {
+        parsed.inputs.push_back(parse_input(input, where + ".inputs[" + std::to_string(k++) + "]"));
+      }
+      if (c.contains("shape_inputs")) {
+        for (const auto& values : c["shape_inputs"]) {
+          std::vector<std::int64_t> v;
+          for (const auto& x : values) v.push_back(x.get<std::int64_t>());
+          parsed.shape_inputs.push_back(std::move(v));
+        }
+      }
+      if (c.contains("attributes")) {
+        if (!c["attributes"].is_object()) throw Error(where + ".attributes: expected an object");
+        parsed.attributes = c["attributes"];
+      }
+      if (c.contains("expect_shapes")) {
+        for (const auto& shape : c["expect_shapes"]) {
+          parsed.expect_shapes.push_back(extents(shape, where + ".expect_shapes"));
+        }
+      }
+      if (c.contains("atol")) parsed.atol = c["atol"].get<double>();
+      if (c.contains("rtol")) parsed.rtol = c["rtol"].get<double>();
+      file.cases.push_back(std::move(parsed));
+      ++index;
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(origin + ": " + e.what());
+  }
+  return file;
+}
+
+CheckFile load_check_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read case file " + path);
+  try {
+    return parse_check_file(nlohmann::json::parse(in), path);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(path + ": not valid JSON: " + e.what());
+  }
+}
+
+namespace {
+
+std::int64_t parse_integer(std::string_view text, std::string_view what) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) {
+    throw Error("expected an integer in " + std::string(what) + ", got '" + std::string(text) +
+                "'");
+  }
+  return value;
+}
+
+}  // namespace
+
+InputSpec parse_input_flag(std::string_view text) {
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos) {
+    throw Error("--input expects DTYPE:SHAPE such as float32:2x3x8, got '" + std::string(text) +
+                "'");
+  }
+  InputSpec spec;
+  const auto dtype = dtype_from_name(text.substr(0, colon));
+  if (!dtype) throw Error("--input: unknown dtype '" + std::string(text.substr(0, colon)) + "'");
+  spec.dtype = *dtype;
+  std::string_view dims = text.substr(colon + 1);
+  while (!dims.empty()) {
+    const auto x = dims.find('x');
+    const std::string_view dim = dims.substr(0, x);
+    const auto range = dim.find("..");
+    if (range == std::string_view::npos) {
+      const std::int64_t v = parse_integer(dim, "--input");
+      spec.min.push_back(v);
+      spec.opt.push_back(v);
+      spec.max.push_back(v);
+    } else {
+      spec.min.push_back(parse_integer(dim.substr(0, range), "--input"));
+      spec.max.push_back(parse_integer(dim.substr(range + 2), "--input"));
+      spec.opt.push_back(spec.max.back());
+    }
+    dims = x == std::string_view::npos ? std::string_view() : dims.substr(x + 1);
+  }
+  return spec;
+}
+
+std::pair<std::string, nlohmann::json> parse_attribute_flag(std::string_view text) {
+  const auto equals = text.find('=');
+  if (equals == std::string_view::npos || equals == 0) {
+    throw Error("--attr expects NAME=VALUE, got '" + std::string(text) + "'");
+  }
+  const std::string value(text.substr(equals + 1));
+  nlohmann::json parsed = nlohmann::json::parse(value, nullptr, false);
+  if (parsed.is_discarded()) parsed = value;
+  return {std::string(text.substr(0, equals)), parsed};
+}
+
+std::vector<std::int64_t> parse_shape_input_flag(std::string_view text) {
+  std::vector<std::int64_t> values;
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    values.push_back(parse_integer(text.substr(0, comma), "--shape-input"));
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+  }
+  return values;
+}
+
+}  // namespace autoplugin::check

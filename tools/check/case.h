@@ -1,0 +1,51 @@
+// Check cases: input shapes (with min/opt/max ranges), dtypes, value ranges, attributes, shape
+// input values, expected output shapes and tolerances. From a JSON file or command-line flags.
+#pragma once
+
+#include <autoplugin/dtype.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace autoplugin::check {
+
+struct InputSpec {
+  DType dtype = DType::Float32;
+  std::vector<std::int64_t> min, opt, max;  // the case runs at `opt`
+  double low = -1.0, high = 1.0;            // uniform values in [low, high)
+  double zero_fraction = 0.0;               // share of elements set to 0
+  bool integers = false;                    // round values to integers
+};
+
+struct CheckCase {
+  std::string name;
+  std::vector<InputSpec> inputs;
+  std::vector<std::vector<std::int64_t>> shape_inputs;  // values of each shape input
+  nlohmann::json attributes = nlohmann::json::object();
+  std::vector<std::vector<std::int64_t>> expect_shapes;  // optional, per output
+  std::optional<double> atol, rtol;
+};
+
+struct CheckFile {
+  std::string op;
+  std::string version;
+  std::vector<CheckCase> cases;
+};
+
+// Throws autoplugin::Error naming the file, the case and the key at fault.
+CheckFile parse_check_file(const nlohmann::json& json, const std::string& origin);
+CheckFile load_check_file(const std::string& path);
+
+// "float32:2x3x8x8" or "float16:1..4x3x8x8" (a dimension range min..max, opt = max).
+InputSpec parse_input_flag(std::string_view text);
+// "name=value": value as JSON when it parses ("[1,2]", "2.5", "true"), else a string.
+std::pair<std::string, nlohmann::json> parse_attribute_flag(std::string_view text);
+// "2,3,4": the values of one shape input.
+std::vector<std::int64_t> parse_shape_input_flag(std::string_view text);
+
+}  // namespace autoplugin::check

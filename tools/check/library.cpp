@@ -1,0 +1,83 @@
+#include "library.h"
+
+#include <autoplugin/error.h>
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <utility>
+
+namespace autoplugin::check {
+
+void CapturingLogger::log(Severity severity, const char* message) noexcept {
+  try {
+    static constexpr const char* kNames[] = {"internal error", "error", "warning", "info",
+                                             "verbose"};
+    const auto index = static_cast<std::size_t>(severity);
+    std::lock_guard lock(mutex_);
+    lines_.push_back(std::string(index < 5 ? kNames[index] : "log") + ": " + message);
+  } catch (...) {
+    // Dropping a log line is better than letting an exception reach the plugin.
+  }
+}
+
+std::vector<std::string> CapturingLogger::take() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(lines_, {});
+}
+
+PluginLibrary::PluginLibrary(const std::string& path, CapturingLogger& logger) : path_(path) {
+  handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle_ == nullptr) throw Error("cannot load " + path + ": " + dlerror());
+  using SetLoggerFinder = void (*)(nvinfer1::ILoggerFinder*);
+  using GetCreators = nvinfer1::IPluginCreatorInterface* const* (*)(std::int32_t&);
+  if (auto* set_finder = reinterpret_cast<SetLoggerFinder>(dlsym(handle_, "setLoggerFinder"))) {
+    set_finder(&logger);
+    has_logger_finder_ = true;
+  }
+  auto* get_creators = reinterpret_cast<GetCreators>(dlsym(handle_, "getCreators"));
+  if (get_creators == nullptr) {
+    throw Error(path +
+                " does not export getCreators, so TensorRT cannot load its plugins "
+                "(TensorRT reports \"SymbolAddress for getCreators could not be loaded\")");
+  }
+  std::int32_t count = 0;
+  nvinfer1::IPluginCreatorInterface* const* creators = get_creators(count);
+  if (count < 0 || (count > 0 && creators == nullptr)) {
+    throw Error(path + ": getCreators returned " + std::to_string(count) + " creators and " +
+                (creators ? "an array" : "no array"));
+  }
+  creators_.assign(creators, creators + count);
+}
+
+PluginLibrary::~PluginLibrary() {
+  if (handle_ != nullptr) dlclose(handle_);
+}
+
+bool is_v3_creator(nvinfer1::IPluginCreatorInterface& creator) {
+  return std::strcmp(creator.getInterfaceInfo().kind, "PLUGIN CREATOR_V3ONE") == 0;
+}
+
+std::string qualified_name(const nvinfer1::IPluginCreatorV3One& creator) {
+  const char* ns = creator.getPluginNamespace();
+  const std::string prefix = ns != nullptr && *ns != '\0' ? std::string(ns) + "::" : "";
+  return prefix + creator.getPluginName();
+}
+
+nvinfer1::IPluginCreatorV3One& PluginLibrary::find(std::string_view op,
+                                                   std::string_view version) const {
+  std::string known;
+  for (nvinfer1::IPluginCreatorInterface* c : creators_) {
+    if (c == nullptr || !is_v3_creator(*c)) continue;
+    auto& creator = static_cast<nvinfer1::IPluginCreatorV3One&>(*c);
+    const std::string name = qualified_name(creator);
+    known += (known.empty() ? "" : ", ") + name + " v" + creator.getPluginVersion();
+    const bool name_matches = name == op || std::string_view(creator.getPluginName()) == op;
+    if (name_matches && (version.empty() || version == creator.getPluginVersion())) return creator;
+  }
+  throw Error(path_ + " has no IPluginV3 creator for '" + std::string(op) + "'" +
+              (version.empty() ? "" : " version " + std::string(version)) +
+              " (it has: " + (known.empty() ? "none" : known) + ")");
+}
+
+}  // namespace autoplugin::check

@@ -1,0 +1,56 @@
+// A TensorRT plugin library loaded the way TensorRT loads one: dlopen, setLoggerFinder,
+// getCreators. Only the ABI is assumed, so hand-written libraries work too.
+#pragma once
+
+#include <NvInferRuntime.h>
+
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace autoplugin::check {
+
+// Collects what plugins log, so that each step can show the lines it caused.
+class CapturingLogger final : public nvinfer1::ILogger, public nvinfer1::ILoggerFinder {
+ public:
+  void log(Severity severity, const char* message) noexcept override;
+  nvinfer1::ILogger* findLogger() override { return this; }
+  // Lines logged since the last call.
+  std::vector<std::string> take();
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::string> lines_;
+};
+
+class PluginLibrary {
+ public:
+  // Throws autoplugin::Error naming the file and what is missing.
+  PluginLibrary(const std::string& path, CapturingLogger& logger);
+  ~PluginLibrary();
+  PluginLibrary(const PluginLibrary&) = delete;
+  PluginLibrary& operator=(const PluginLibrary&) = delete;
+
+  const std::string& path() const noexcept { return path_; }
+  bool has_logger_finder() const noexcept { return has_logger_finder_; }
+  std::span<nvinfer1::IPluginCreatorInterface* const> creators() const noexcept {
+    return creators_;
+  }
+  // The IPluginCreatorV3One for "ns::name" (or "name"), optionally of one version. Throws
+  // autoplugin::Error listing the library's plugins when there is none.
+  nvinfer1::IPluginCreatorV3One& find(std::string_view op, std::string_view version) const;
+
+ private:
+  std::string path_;
+  void* handle_ = nullptr;
+  bool has_logger_finder_ = false;
+  std::vector<nvinfer1::IPluginCreatorInterface*> creators_;
+};
+
+// "ns::name" of a creator, or "name" without a namespace.
+std::string qualified_name(const nvinfer1::IPluginCreatorV3One& creator);
+bool is_v3_creator(nvinfer1::IPluginCreatorInterface& creator);
+
+}  // namespace autoplugin::check

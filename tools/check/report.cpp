@@ -1,0 +1,95 @@
+#include "report.h"
+
+#include <algorithm>
+#include <ostream>
+
+namespace autoplugin::check {
+namespace {
+
+const char* label(Report::Status status) {
+  switch (status) {
+    case Report::Status::Passed:
+      return "ok  ";
+    case Report::Status::Failed:
+      return "FAIL";
+    case Report::Status::Skipped:
+      return "skip";
+    case Report::Status::Info:
+      return "    ";
+  }
+  return "?";
+}
+
+const char* json_label(Report::Status status) {
+  switch (status) {
+    case Report::Status::Passed:
+      return "passed";
+    case Report::Status::Failed:
+      return "failed";
+    case Report::Status::Skipped:
+      return "skipped";
+    case Report::Status::Info:
+      return "info";
+  }
+  return "?";
+}
+
+}  // namespace
+
+void Report::begin_case(std::string name) { cases_.push_back({std::move(name), {}}); }
+
+void Report::add(Status status, std::string step, std::string detail) {
+  if (cases_.empty()) begin_case("");
+  if (status == Status::Failed) ++failures_;
+  if (status == Status::Passed) ++passed_;
+  if (status == Status::Skipped) ++skipped_;
+  cases_.back().steps.push_back({status, std::move(step), std::move(detail)});
+}
+
+void Report::insert(std::size_t at, Status status, std::string step, std::string detail) {
+  add(status, std::move(step), std::move(detail));
+  auto& steps = cases_.back().steps;
+  std::rotate(steps.begin() + static_cast<std::ptrdiff_t>(std::min(at, steps.size() - 1)),
+              steps.end() - 1, steps.end());
+}
+
+void Report::print(std::ostream& out) const {
+  for (const auto& [key, value] : header.items()) {
+    out << key << ": " << (value.is_string() ? value.get<std::string>() : value.dump()) << "\n";
+  }
+  for (const Case& c : cases_) {
+    if (!c.name.empty()) out << "\ncase " << c.name << "\n";
+    for (const Step& s : c.steps) {
+      out << "  " << label(s.status) << " " << s.name;
+      if (!s.detail.empty()) {
+        // Multi-line details stay indented under their step.
+        std::string detail = s.detail;
+        for (std::size_t at = detail.find('\n'); at != std::string::npos;
+             at = detail.find('\n', at + 8)) {
+          detail.replace(at, 1, "\n         ");
+        }
+        out << ": " << detail;
+      }
+      out << "\n";
+    }
+  }
+  out << "\n" << passed_ << " passed, " << failures_ << " failed, " << skipped_ << " skipped\n";
+}
+
+nlohmann::json Report::to_json() const {
+  nlohmann::json result = header;
+  result["cases"] = nlohmann::json::array();
+  for (const Case& c : cases_) {
+    nlohmann::json steps = nlohmann::json::array();
+    for (const Step& s : c.steps) {
+      steps.push_back({{"step", s.name}, {"status", json_label(s.status)}, {"detail", s.detail}});
+    }
+    result["cases"].push_back({{"name", c.name}, {"steps", steps}});
+  }
+  result["passed"] = passed_;
+  result["failed"] = failures_;
+  result["skipped"] = skipped_;
+  return result;
+}
+
+}  // namespace autoplugin::check
