@@ -1,0 +1,199 @@
+// Times the example plugins through their IPluginV3 enqueue, and the host cost of enqueue
+// against a direct launcher call and an empty kernel launch. Prints one JSON object per run;
+// bench/run_benchmarks.py puts these figures beside PyTorch's, Triton's and a device copy's.
+#include <autoplugin/autoplugin.h>
+#include <autoplugin/trt/plugin.h>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ap = autoplugin;
+
+// The example's launcher, called directly for the overhead comparison.
+template <typename T>
+cudaError_t gelu_tanh(ap::In<T> x, ap::Out<T> y, cudaStream_t stream);
+
+namespace {
+
+__global__ void empty_kernel() {}
+
+void check(cudaError_t error, const char* what) {
+  if (error != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(error));
+    std::exit(1);
+  }
+}
+
+std::vector<std::int64_t> parse_list(const char* text) {
+  std::vector<std::int64_t> values;
+  for (const char* p = text; *p != '\0';) {
+    char* end = nullptr;
+    values.push_back(std::strtoll(p, &end, 10));
+    p = *end == ',' ? end + 1 : end;
+  }
+  return values;
+}
+
+nvinfer1::DataType trt_dtype(const std::string& name) {
+  return *ap::trt::to_trt(*ap::dtype_from_name(name));
+}
+
+nvinfer1::PluginTensorDesc desc(nvinfer1::DataType type, const std::vector<std::int64_t>& dims) {
+  nvinfer1::PluginTensorDesc d{};
+  d.type = type;
+  d.format = nvinfer1::TensorFormat::kLINEAR;
+  d.dims.nbDims = static_cast<std::int32_t>(dims.size());
+  std::copy(dims.begin(), dims.end(), d.dims.d);
+  return d;
+}
+
+std::int64_t numel(const std::vector<std::int64_t>& dims) {
+  std::int64_t n = 1;
+  for (auto d : dims) n *= d;
+  return n;
+}
+
+struct Plugin {
+  std::unique_ptr<nvinfer1::IPluginV3> plugin;
+  nvinfer1::IPluginV3OneRuntime* runtime;
+};
+
+Plugin make_plugin(const char* op, std::vector<nvinfer1::PluginField> fields) {
+  auto* creator = ap::trt::creator_for(op);
+  if (creator == nullptr) {
+    std::fprintf(stderr, "no creator for %s\n", op);
+    std::exit(1);
+  }
+  const nvinfer1::PluginFieldCollection fc{static_cast<std::int32_t>(fields.size()), fields.data()};
+  Plugin p;
+  p.plugin.reset(creator->createPlugin("bench", &fc, nvinfer1::TensorRTPhase::kRUNTIME));
+  p.runtime = static_cast<nvinfer1::IPluginV3OneRuntime*>(
+      p.plugin->getCapabilityInterface(nvinfer1::PluginCapabilityType::kRUNTIME));
+  return p;
+}
+
+// Median milliseconds of `run` over `iterations` timed calls, after warm-up.
+template <typename Run>
+double median_ms(Run&& run, cudaStream_t stream, int iterations) {
+  for (int i = 0; i < 5; ++i) run();
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "event");
+  check(cudaEventCreate(&stop), "event");
+  std::vector<float> times;
+  for (int i = 0; i < iterations; ++i) {
+    check(cudaEventRecord(start, stream), "record");
+    run();
+    check(cudaEventRecord(stop, stream), "record");
+    check(cudaEventSynchronize(stop), "sync");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
+    times.push_back(ms);
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+// circular_pad or gelu_tanh through the plugin's enqueue.
+int time_op(const std::string& op, const std::string& dtype, const std::vector<std::int64_t>& shape,
+            const std::vector<std::int64_t>& padding, int iterations) {
+  std::vector<std::int64_t> out_shape = shape;
+  std::vector<nvinfer1::PluginField> fields;
+  if (op == "circular_pad") {
+    for (std::size_t i = 0; i < padding.size() / 2; ++i) {
+      out_shape[out_shape.size() - 1 - i] += padding[2 * i] + padding[2 * i + 1];
+    }
+    fields.emplace_back("padding", padding.data(), nvinfer1::PluginFieldType::kINT64,
+                        static_cast<std::int32_t>(padding.size()));
+  }
+  Plugin p = make_plugin(("torchtrt_ex::" + op).c_str(), fields);
+  const auto type = trt_dtype(dtype);
+  const auto in = desc(type, shape);
+  const auto out = desc(type, out_shape);
+  if (p.runtime->onShapeChange(&in, 1, &out, 1) != 0) return 1;
+  const std::size_t element = ap::dtype_size(*ap::dtype_from_name(dtype));
+  void* x = nullptr;
+  void* y = nullptr;
+  check(cudaMalloc(&x, numel(shape) * element), "malloc");
+  check(cudaMalloc(&y, numel(out_shape) * element), "malloc");
+  check(cudaMemset(x, 0x3c, numel(shape) * element), "memset");
+  cudaStream_t stream;
+  check(cudaStreamCreate(&stream), "stream");
+  const void* inputs[] = {x};
+  void* outputs[] = {y};
+  const double ms = median_ms(
+      [&] {
+        if (p.runtime->enqueue(&in, &out, inputs, outputs, nullptr, stream) != 0) std::exit(1);
+      },
+      stream, iterations);
+  std::printf("{\"op\": \"%s\", \"dtype\": \"%s\", \"ms\": %.6f, \"bytes\": %lld}\n", op.c_str(),
+              dtype.c_str(), ms,
+              static_cast<long long>((numel(shape) + numel(out_shape)) * element));
+  cudaFree(x);
+  cudaFree(y);
+  return 0;
+}
+
+// Host microseconds per call, on a one-element tensor: what a call costs the CPU thread.
+int time_overhead(int calls) {
+  cudaStream_t stream;
+  check(cudaStreamCreate(&stream), "stream");
+  float* x = nullptr;
+  float* y = nullptr;
+  check(cudaMalloc(&x, sizeof(float)), "malloc");
+  check(cudaMalloc(&y, sizeof(float)), "malloc");
+  Plugin p = make_plugin("torchtrt_ex::gelu_tanh", {});
+  const auto in = desc(nvinfer1::DataType::kFLOAT, {1});
+  if (p.runtime->onShapeChange(&in, 1, &in, 1) != 0) return 1;
+  const void* inputs[] = {x};
+  void* outputs[] = {y};
+  const std::int64_t one = 1;
+  auto host_us = [&](auto&& call) {
+    double total = 0;
+    for (int i = 0; i < calls; ++i) {
+      if (i % 256 == 0) check(cudaStreamSynchronize(stream), "sync");  // never a full queue
+      const auto start = std::chrono::steady_clock::now();
+      call();
+      total += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+                   .count();
+    }
+    check(cudaStreamSynchronize(stream), "sync");
+    return total / calls;
+  };
+  host_us([&] { empty_kernel<<<1, 1, 0, stream>>>(); });  // warm-up
+  const double empty = host_us([&] { empty_kernel<<<1, 1, 0, stream>>>(); });
+  const double direct = host_us([&] {
+    gelu_tanh<float>(ap::In<float>(x, {&one, 1}), ap::Out<float>(y, {&one, 1}), stream);
+  });
+  const double enqueue =
+      host_us([&] { p.runtime->enqueue(&in, &in, inputs, outputs, nullptr, stream); });
+  std::printf(
+      "{\"empty_launch_us\": %.3f, \"direct_call_us\": %.3f, \"plugin_enqueue_us\": %.3f}\n", empty,
+      direct, enqueue);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "overhead") return time_overhead(argc > 2 ? std::atoi(argv[2]) : 20000);
+  if ((mode == "circular_pad" || mode == "gelu_tanh") && argc >= 4) {
+    const std::vector<std::int64_t> padding =
+        argc > 4 ? parse_list(argv[4]) : std::vector<std::int64_t>{};
+    return time_op(mode, argv[2], parse_list(argv[3]), padding, argc > 5 ? std::atoi(argv[5]) : 50);
+  }
+  std::fprintf(
+      stderr,
+      "usage: autoplugin_bench overhead [CALLS]\n"
+      "       autoplugin_bench circular_pad|gelu_tanh DTYPE D0,D1,... [PADDING] [ITERATIONS]\n");
+  return 2;
+}
