@@ -68,8 +68,29 @@ def broadcast_to(x, attributes, shape_inputs):
     return [x.broadcast_to(shape_inputs[0])]
 
 
+def scale_shift(x, attributes, shape_inputs):
+    y = x.float() * attributes.get("scale", 1.0) + attributes.get("shift", 0)
+    if attributes.get("relu", False):
+        y = torch.relu(y)
+    rounding = attributes.get("rounding", "none")
+    if rounding == "floor":
+        y = torch.floor(y)
+    elif rounding == "nearest":
+        y = torch.round(y)
+    return [y.to(x.dtype)]
+
+
+def embedding_bag(weight, indices, offsets, attributes, shape_inputs):
+    return [F.embedding_bag(indices, weight, offsets, mode=attributes.get("mode", "sum"))]
+
+
+def row_sum(x, attributes, shape_inputs):
+    return [x.sum(dim=-1)]
+
+
 OPS = {"circular_pad": circular_pad, "gelu_tanh": gelu_tanh, "row_max": row_max,
-       "nonzero": nonzero, "broadcast_to": broadcast_to}
+       "nonzero": nonzero, "broadcast_to": broadcast_to, "scale_shift": scale_shift,
+       "embedding_bag": embedding_bag, "row_sum": row_sum}
 
 
 def main(folder):

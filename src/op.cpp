@@ -788,7 +788,18 @@ std::vector<std::string> split_launcher_names(std::string_view text) {
   auto flush = [&] {
     const auto begin = current.find_first_not_of(" \t\n");
     const auto end = current.find_last_not_of(" \t\n");
-    names.push_back(begin == std::string::npos ? "" : current.substr(begin, end - begin + 1));
+    std::string name = begin == std::string::npos ? "" : current.substr(begin, end - begin + 1);
+    // A launcher with commas in its template arguments is written in parentheses for the macro.
+    if (name.size() >= 2 && name.front() == '(' && name.back() == ')') {
+      int level = 0;
+      bool encloses = true;
+      for (std::size_t i = 0; i + 1 < name.size(); ++i) {
+        level += name[i] == '(' ? 1 : name[i] == ')' ? -1 : 0;
+        if (level == 0) encloses = false;
+      }
+      if (encloses) name = name.substr(1, name.size() - 2);
+    }
+    names.push_back(std::move(name));
     current.clear();
   };
   for (char c : text) {

@@ -287,6 +287,8 @@ TEST(Registry, InvalidDeclarationsAreReportedWhenTheLibraryLoads) {
 TEST(Registry, SplitsLauncherNamesAtTopLevelCommas) {
   EXPECT_EQ(ap::split_launcher_names(" f<float, int>, g , h<std::pair<a, b>>(x)"),
             (std::vector<std::string>{"f<float, int>", "g", "h<std::pair<a, b>>(x)"}));
+  EXPECT_EQ(ap::split_launcher_names("(f<float, int>), (a)(b)"),
+            (std::vector<std::string>{"f<float, int>", "(a)(b)"}));
 }
 
 // ---- the format/dtype predicate -----------------------------------------------------------------

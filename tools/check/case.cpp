@@ -51,6 +51,15 @@ InputSpec parse_input(const nlohmann::json& j, const std::string& where) {
     spec.low = r[0].get<double>();
     spec.high = r[1].get<double>();
   }
+  if (j.contains("values")) {
+    spec.values = j["values"].get<std::vector<double>>();
+    std::int64_t count = 1;
+    for (std::int64_t d : spec.opt) count *= d;
+    if (static_cast<std::int64_t>(spec.values.size()) != count) {
+      throw Error(where + ".values: " + std::to_string(spec.values.size()) +
+                  " values for a shape of " + std::to_string(count) + " elements");
+    }
+  }
   spec.zero_fraction = j.value("zero_fraction", 0.0);
   spec.integers = j.value("integers", false);
   return spec;

@@ -20,6 +20,7 @@ struct InputSpec {
   double low = -1.0, high = 1.0;            // uniform values in [low, high)
   double zero_fraction = 0.0;               // share of elements set to 0
   bool integers = false;                    // round values to integers
+  std::vector<double> values;               // explicit values (row-major), instead of random
 };
 
 struct CheckCase {

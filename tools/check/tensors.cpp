@@ -89,7 +89,7 @@ HostTensor random_tensor(const InputSpec& spec, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> value(spec.low, spec.high);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (std::int64_t i = 0; i < t.numel(); ++i) {
-    double v = value(rng);
+    double v = spec.values.empty() ? value(rng) : spec.values[static_cast<std::size_t>(i)];
     if (spec.integers || spec.dtype == DType::Int8 || spec.dtype == DType::Int32 ||
         spec.dtype == DType::Int64) {
       v = std::floor(v);

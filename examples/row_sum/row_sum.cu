@@ -1,0 +1,90 @@
+// row_sum: the sum of each row (last dimension), by two kernels for the same dtypes, which
+// TensorRT times as tactics: a warp per row (short rows) and a block per row (long rows).
+// Both accumulate in float.
+#include <autoplugin/autoplugin.h>
+
+#include <cuda_runtime.h>
+
+#include "../common/kernel_utils.cuh"
+
+namespace ap = autoplugin;
+using namespace autoplugin_examples;
+
+namespace {
+
+constexpr int kWarp = 32;
+
+__device__ inline float warp_sum(float v) {
+  for (int offset = kWarp / 2; offset > 0; offset /= 2)
+    v += __shfl_down_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+template <typename T>
+__global__ void row_sum_warp_kernel(const T* __restrict__ x, T* __restrict__ y, std::int64_t rows,
+                                    std::int64_t columns) {
+  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * blockDim.x / kWarp;
+  const int lane = static_cast<int>(threadIdx.x % kWarp);
+  for (std::int64_t row = global_thread_index() / kWarp; row < rows; row += warps) {
+    float sum = 0.0f;
+    for (std::int64_t c = lane; c < columns; c += kWarp) sum += to_float(x[row * columns + c]);
+    sum = warp_sum(sum);
+    if (lane == 0) y[row] = from_float<T>(sum);
+  }
+}
+
+template <typename T>
+__global__ void row_sum_block_kernel(const T* __restrict__ x, T* __restrict__ y, std::int64_t rows,
+                                     std::int64_t columns) {
+  __shared__ float partial[kThreadsPerBlock / kWarp];
+  for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    float sum = 0.0f;
+    for (std::int64_t c = threadIdx.x; c < columns; c += blockDim.x) {
+      sum += to_float(x[row * columns + c]);
+    }
+    sum = warp_sum(sum);
+    if (threadIdx.x % kWarp == 0) partial[threadIdx.x / kWarp] = sum;
+    __syncthreads();
+    if (threadIdx.x < kWarp) {
+      sum = threadIdx.x < blockDim.x / kWarp ? partial[threadIdx.x] : 0.0f;
+      sum = warp_sum(sum);
+      if (threadIdx.x == 0) y[row] = from_float<T>(sum);
+    }
+    __syncthreads();
+  }
+}
+
+std::int64_t rows_of(std::int64_t numel, std::int64_t columns) {
+  return columns == 0 ? 0 : numel / columns;
+}
+
+}  // namespace
+
+template <typename T>
+cudaError_t row_sum_warp(ap::In<T> x, ap::Out<T> y, cudaStream_t stream) {
+  const std::int64_t rows = rows_of(x.numel(), x.size(-1));
+  if (rows == 0) return cudaSuccess;
+  row_sum_warp_kernel<<<blocks_for(rows * kWarp), kThreadsPerBlock, 0, stream>>>(x.data(), y.data(),
+                                                                                 rows, x.size(-1));
+  return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t row_sum_block(ap::In<T> x, ap::Out<T> y, cudaStream_t stream) {
+  const std::int64_t rows = rows_of(x.numel(), x.size(-1));
+  if (rows == 0) return cudaSuccess;
+  const auto blocks = static_cast<unsigned int>(rows < 65535 * 8 ? rows : 65535 * 8);
+  row_sum_block_kernel<<<blocks, kThreadsPerBlock, 0, stream>>>(x.data(), y.data(), rows,
+                                                                x.size(-1));
+  return cudaGetLastError();
+}
+
+ap::Shape row_sum_shape(ap::Shape x) {
+  ap::require(x.rank() >= 1, "x has at least one dimension");
+  x.erase(x.rank() - 1);
+  return x;
+}
+
+AUTOPLUGIN_OP("torchtrt_ex::row_sum(Tensor x) -> Tensor", row_sum_shape, row_sum_warp<float>,
+              row_sum_block<float>, row_sum_warp<__half>, row_sum_block<__half>)
+    .example(ap::Example().rank("x", 3));
