@@ -102,7 +102,7 @@ double median_ms(Run&& run, cudaStream_t stream, int iterations) {
   return times[times.size() / 2];
 }
 
-// circular_pad or gelu_tanh through the plugin's enqueue.
+// circular_pad, gelu_tanh or nonzero through the plugin's enqueue.
 int time_op(const std::string& op, const std::string& dtype, const std::vector<std::int64_t>& shape,
             const std::vector<std::int64_t>& padding, int iterations) {
   std::vector<std::int64_t> out_shape = shape;
@@ -117,28 +117,46 @@ int time_op(const std::string& op, const std::string& dtype, const std::vector<s
   Plugin p = make_plugin(("torchtrt_ex::" + op).c_str(), fields);
   const auto type = trt_dtype(dtype);
   const auto in = desc(type, shape);
-  const auto out = desc(type, out_shape);
-  if (p.runtime->onShapeChange(&in, 1, &out, 1) != 0) return 1;
   const std::size_t element = ap::dtype_size(*ap::dtype_from_name(dtype));
+  // nonzero: [count, rank] int64 coordinates (sized for every element) and the 0-d count.
+  const bool coordinates = op == "nonzero";
+  std::vector<nvinfer1::PluginTensorDesc> out;
+  if (coordinates) {
+    out_shape = {numel(shape), static_cast<std::int64_t>(shape.size())};
+    out = {desc(nvinfer1::DataType::kINT64, {-1, out_shape[1]}),
+           desc(nvinfer1::DataType::kINT64, {})};
+  } else {
+    out = {desc(type, out_shape)};
+  }
+  const auto nb_out = static_cast<std::int32_t>(out.size());
+  if (p.runtime->onShapeChange(&in, 1, out.data(), nb_out) != 0) return 1;
+  const std::size_t out_element = coordinates ? sizeof(std::int64_t) : element;
   void* x = nullptr;
   void* y = nullptr;
+  void* count = nullptr;
+  void* workspace = nullptr;
   check(cudaMalloc(&x, numel(shape) * element), "malloc");
-  check(cudaMalloc(&y, numel(out_shape) * element), "malloc");
+  check(cudaMalloc(&y, numel(out_shape) * out_element), "malloc");
+  check(cudaMalloc(&count, sizeof(std::int64_t)), "malloc");
+  check(cudaMalloc(&workspace, 1 << 20), "malloc");
+  // Non-zero everywhere (0x3c bytes): the worst case for nonzero's output.
   check(cudaMemset(x, 0x3c, numel(shape) * element), "memset");
   cudaStream_t stream;
   check(cudaStreamCreate(&stream), "stream");
   const void* inputs[] = {x};
-  void* outputs[] = {y};
+  void* outputs[] = {y, count};
   const double ms = median_ms(
       [&] {
-        if (p.runtime->enqueue(&in, &out, inputs, outputs, nullptr, stream) != 0) std::exit(1);
+        if (p.runtime->enqueue(&in, out.data(), inputs, outputs, workspace, stream) != 0) {
+          std::exit(1);
+        }
       },
       stream, iterations);
-  std::printf("{\"op\": \"%s\", \"dtype\": \"%s\", \"ms\": %.6f, \"bytes\": %lld}\n", op.c_str(),
-              dtype.c_str(), ms,
-              static_cast<long long>((numel(shape) + numel(out_shape)) * element));
+  std::printf("{\"op\": \"%s\", \"dtype\": \"%s\", \"ms\": %.6f}\n", op.c_str(), dtype.c_str(), ms);
   cudaFree(x);
   cudaFree(y);
+  cudaFree(count);
+  cudaFree(workspace);
   return 0;
 }
 
@@ -186,14 +204,14 @@ int time_overhead(int calls) {
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "overhead") return time_overhead(argc > 2 ? std::atoi(argv[2]) : 20000);
-  if ((mode == "circular_pad" || mode == "gelu_tanh") && argc >= 4) {
+  if ((mode == "circular_pad" || mode == "gelu_tanh" || mode == "nonzero") && argc >= 4) {
     const std::vector<std::int64_t> padding =
         argc > 4 ? parse_list(argv[4]) : std::vector<std::int64_t>{};
     return time_op(mode, argv[2], parse_list(argv[3]), padding, argc > 5 ? std::atoi(argv[5]) : 50);
   }
-  std::fprintf(
-      stderr,
-      "usage: autoplugin_bench overhead [CALLS]\n"
-      "       autoplugin_bench circular_pad|gelu_tanh DTYPE D0,D1,... [PADDING] [ITERATIONS]\n");
+  std::fprintf(stderr,
+               "usage: autoplugin_bench overhead [CALLS]\n"
+               "       autoplugin_bench circular_pad|gelu_tanh|nonzero DTYPE D0,D1,... [PADDING] "
+               "[ITERATIONS]\n");
   return 2;
 }

@@ -112,6 +112,20 @@ def gelu_table(bench):
     print()
 
 
+def nonzero_table(bench):
+    print("nonzero, float32, every element non-zero (the largest output)")
+    print(f"{'shape':>16} {'plugin ms':>10} {'torch ms':>9} {'torch/plugin':>13}")
+    for shape in ((1024, 1024), (16, 1024, 1024)):
+        x = torch.full(shape, 1.5, device="cuda")
+        torch_ms = median_ms(lambda: torch.nonzero(x))
+        plugin = plugin_ms(bench, "nonzero", "float32", shape, [])
+        print(f"{str(shape):>16} {plugin:>10.4f} {torch_ms:>9.4f} {torch_ms / plugin:>12.2f}x")
+        del x
+    print("  (torch.nonzero also waits for the count to size its output; the plugin writes a size\n"
+          "   tensor and TensorRT sizes the output from it)")
+    print()
+
+
 def overhead_table(bench):
     result = json.loads(subprocess.run([bench, "overhead"], check=True, capture_output=True,
                                        text=True).stdout)
@@ -129,6 +143,7 @@ def main(build_dir):
           f"Triton {triton.__version__}\n")
     circular_pad_table(bench)
     gelu_table(bench)
+    nonzero_table(bench)
     overhead_table(bench)
 
 
