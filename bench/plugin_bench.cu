@@ -124,7 +124,7 @@ int time_op(const std::string& op, const std::string& dtype, const std::vector<s
   if (coordinates) {
     out_shape = {numel(shape), static_cast<std::int64_t>(shape.size())};
     out = {desc(nvinfer1::DataType::kINT64, {-1, out_shape[1]}),
-           desc(nvinfer1::DataType::kINT64, {})};
+           desc(nvinfer1::DataType::kINT32, {})};
   } else {
     out = {desc(type, out_shape)};
   }
@@ -137,7 +137,7 @@ int time_op(const std::string& op, const std::string& dtype, const std::vector<s
   void* workspace = nullptr;
   check(cudaMalloc(&x, numel(shape) * element), "malloc");
   check(cudaMalloc(&y, numel(out_shape) * out_element), "malloc");
-  check(cudaMalloc(&count, sizeof(std::int64_t)), "malloc");
+  check(cudaMalloc(&count, sizeof(std::int32_t)), "malloc");
   check(cudaMalloc(&workspace, 1 << 20), "malloc");
   // Non-zero everywhere (0x3c bytes): the worst case for nonzero's output.
   check(cudaMemset(x, 0x3c, numel(shape) * element), "memset");

@@ -28,6 +28,7 @@ if(TensorRT_INCLUDE_DIR)
     endforeach()
   endforeach()
   set(TensorRT_VERSION "${_trt_MAJOR}.${_trt_MINOR}.${_trt_PATCH}")
+  set(TensorRT_VERSION_MAJOR "${_trt_MAJOR}")
 endif()
 
 set(_trt_pip_libs "")

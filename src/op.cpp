@@ -439,7 +439,8 @@ Op Op::build(const OpDeclaration& d) {
       problems.add("output_dtype names '" + name + "', which is not an output");
     }
   }
-  for (int s = 0; s < size_tensors; ++s) op.dtype_rules_.push_back(fixed_dtype(DType::Int64));
+  // TensorRT: "The data type for any size tensor outputs must be DataType::kINT32."
+  for (int s = 0; s < size_tensors; ++s) op.dtype_rules_.push_back(fixed_dtype(DType::Int32));
 
   op.formats_.assign(std::size_t(n_in + op.num_outputs()), {Format::Linear});
   for (const auto& [name, formats] : d.formats_) {
@@ -562,7 +563,7 @@ bool Op::supports(int pos, std::span<const PortDesc> ports,
   if (std::find(allowed.begin(), allowed.end(), ports[std::size_t(pos)].format) == allowed.end()) {
     return false;
   }
-  if (pos >= n_in + num_returns()) return ports[std::size_t(pos)].dtype == DType::Int64;
+  if (pos >= n_in + num_returns()) return ports[std::size_t(pos)].dtype == DType::Int32;
   if (pos >= n_in) {
     const int output = pos - n_in;
     if (aliases_[std::size_t(output)] >= 0) {
@@ -734,11 +735,13 @@ std::vector<Shape> Op::output_shapes(std::span<const Shape> inputs,
 }
 
 OpDeclaration& OpRegistry::add(OpDeclaration declaration) {
+  std::lock_guard lock(mutex_);
   declarations_.push_back(std::make_unique<OpDeclaration>(std::move(declaration)));
   return *declarations_.back();
 }
 
 void OpRegistry::validate_pending() {
+  std::lock_guard lock(mutex_);
   for (; validated_ < declarations_.size(); ++validated_) {
     const OpDeclaration& d = *declarations_[validated_];
     try {

@@ -487,7 +487,7 @@ TEST(ShapeFunction, SizeTensorsBecomeExtraOutputs) {
       ap::Op::build(DECLARE("ex::nonzero(Tensor x) -> Tensor", nonzero_shape, nonzero_launcher));
   EXPECT_EQ(op.num_outputs(), 2);
   EXPECT_EQ(op.output_name(1), "out_size0");
-  EXPECT_EQ(op.output_dtype(1, std::vector{ap::DType::Float32}, {}), ap::DType::Int64);
+  EXPECT_EQ(op.output_dtype(1, std::vector{ap::DType::Float32}, {}), ap::DType::Int32);
   ap::ShapeScope scope;
   auto out = op.output_shapes(std::vector{ap::Shape::symbolic_input(0, 2, "x")}, {}, {}, scope);
   ASSERT_EQ(scope.size_tensors().size(), 1u);

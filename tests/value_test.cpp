@@ -57,10 +57,10 @@ TEST(Float16Test, EveryHalfAndBfloat16RoundTripsThroughFloat) {
 TEST(Float16Test, RoundsToNearestEven) {
   EXPECT_EQ(ap::float_to_half(1.0f), 0x3C00);
   EXPECT_EQ(ap::float_to_half(65504.0f), 0x7BFF);
-  EXPECT_EQ(ap::float_to_half(65520.0f), 0x7C00);          // rounds up to infinity
-  EXPECT_EQ(ap::float_to_half(1.0f + 1.0f / 2048), 0x3C00);  // tie: to even
+  EXPECT_EQ(ap::float_to_half(65520.0f), 0x7C00);                // rounds up to infinity
+  EXPECT_EQ(ap::float_to_half(1.0f + 1.0f / 2048), 0x3C00);      // tie: to even
   EXPECT_EQ(ap::float_to_half(5.960464477539063e-08f), 0x0001);  // smallest subnormal
-  EXPECT_EQ(ap::float_to_bfloat16(1.00390625f), 0x3F80);   // tie: to even
+  EXPECT_EQ(ap::float_to_bfloat16(1.00390625f), 0x3F80);         // tie: to even
   EXPECT_EQ(ap::float_to_bfloat16(-2.0f), 0xC000);
 }
 

@@ -121,7 +121,9 @@ cudaError_t circular_pad(ap::In<T> x, ap::Out<T> y, std::span<const std::int64_t
   g = merge_unpadded_leading_dims(g);
   const std::int64_t rows = total / y.size(-1);
   const unsigned int blocks = blocks_for(rows * kWarp);
-  const bool small = std::max(total, x.numel()) + kWarp * kUnroll < INT32_MAX;
+  // 32-bit indices when no index, nor a row number advanced by the grid's warps, can overflow.
+  const std::int64_t warps = static_cast<std::int64_t>(blocks) * (kThreadsPerBlock / kWarp);
+  const bool small = std::max(total, x.numel()) + warps + kWarp * kUnroll < INT32_MAX;
   if (small) {
     circular_pad_rows<T, std::int32_t><<<blocks, kThreadsPerBlock, 0, stream>>>(
         x.data(), y.data(), g, static_cast<std::int32_t>(rows));

@@ -1,7 +1,7 @@
 // embedding_bag: per bag, the sum, mean or max of the embedding rows its indices select; bag b
 // holds indices[offsets[b] : offsets[b + 1]] (the last bag runs to the end), as in PyTorch's
 // F.embedding_bag. An empty bag gives zeros. The single-op graph break the RFC pulls into the
-// engine.
+// engine. Out-of-range indices and offsets select nothing (PyTorch raises; a kernel cannot).
 #include <autoplugin/autoplugin.h>
 
 #include <cuda_runtime.h>
@@ -25,8 +25,11 @@ __global__ void embedding_bag_kernel(const T* __restrict__ weight, const I* __re
                                      std::int64_t rows, std::int64_t dim, std::int64_t count,
                                      std::int64_t bags, Mode mode) {
   for (std::int64_t bag = blockIdx.x; bag < bags; bag += gridDim.x) {
-    const std::int64_t begin = offsets[bag];
-    const std::int64_t end = bag + 1 < bags ? static_cast<std::int64_t>(offsets[bag + 1]) : count;
+    // Offsets are data: clamp them, so that bad ones select nothing rather than fault.
+    const auto clamp = [count](std::int64_t v) { return v < 0 ? 0 : (v > count ? count : v); };
+    const std::int64_t begin = clamp(offsets[bag]);
+    const std::int64_t end =
+        clamp(bag + 1 < bags ? static_cast<std::int64_t>(offsets[bag + 1]) : count);
     for (std::int64_t c = threadIdx.x; c < dim; c += blockDim.x) {
       float acc = mode == Mode::Max ? -INFINITY : 0.0f;
       std::int64_t taken = 0;

@@ -78,7 +78,7 @@ __global__ void count_kernel(const T* __restrict__ x, std::int64_t n, std::int64
 // Pass 2 (one block): the counts become each block's first output row; the total is the size
 // tensor.
 __global__ void offsets_kernel(std::int64_t* __restrict__ counts, int blocks,
-                               std::int64_t* __restrict__ total) {
+                               std::int32_t* __restrict__ total) {
   __shared__ std::int64_t scan[kMaxBlocks];
   const int t = static_cast<int>(threadIdx.x);
   scan[t] = t < blocks ? counts[t] : 0;
@@ -90,7 +90,7 @@ __global__ void offsets_kernel(std::int64_t* __restrict__ counts, int blocks,
     __syncthreads();
   }
   if (t < blocks) counts[t] = t == 0 ? 0 : scan[t - 1];
-  if (t == 0) *total = scan[kMaxBlocks - 1];
+  if (t == 0) *total = static_cast<std::int32_t>(scan[kMaxBlocks - 1]);
 }
 
 // Pass 3: each block writes its chunk's coordinates from its first row on, in row-major order.
@@ -124,7 +124,7 @@ template <typename T>
 cudaError_t nonzero(ap::In<T> x, ap::Out<std::int64_t> indices, ap::SizeOut count,
                     ap::Workspace scratch, cudaStream_t stream) {
   const std::int64_t n = x.numel();
-  if (n == 0) return cudaMemsetAsync(count.data(), 0, sizeof(std::int64_t), stream);
+  if (n == 0) return cudaMemsetAsync(count.data(), 0, sizeof(std::int32_t), stream);
   const std::int64_t tiles = (n + kThreads - 1) / kThreads;
   const int blocks = static_cast<int>(tiles < kMaxBlocks ? tiles : kMaxBlocks);
   const std::int64_t chunk = (tiles + blocks - 1) / blocks * kThreads;
@@ -148,6 +148,7 @@ ap::Dim nonzero_workspace(ap::Shape) { return kMaxBlocks * sizeof(std::int64_t);
 // them is the value TensorRT optimizes for.
 ap::Shape nonzero_shape(ap::Shape x) {
   const ap::Dim elements = x.numel();
+  ap::require(elements <= INT32_MAX, "x has at most 2^31 - 1 elements (size tensors are int32)");
   return {ap::size_tensor(ap::floor_div(elements, 2), elements), x.rank()};
 }
 

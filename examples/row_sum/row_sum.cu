@@ -54,16 +54,21 @@ __global__ void row_sum_block_kernel(const T* __restrict__ x, T* __restrict__ y,
   }
 }
 
-std::int64_t rows_of(std::int64_t numel, std::int64_t columns) {
-  return columns == 0 ? 0 : numel / columns;
+// Rows are the product of the leading extents (not numel / columns: there may be no columns).
+template <typename T>
+std::int64_t rows_of(const ap::In<T>& x) {
+  std::int64_t rows = 1;
+  for (int d = 0; d + 1 < x.rank(); ++d) rows *= x.size(d);
+  return rows;
 }
 
 }  // namespace
 
 template <typename T>
 cudaError_t row_sum_warp(ap::In<T> x, ap::Out<T> y, cudaStream_t stream) {
-  const std::int64_t rows = rows_of(x.numel(), x.size(-1));
+  const std::int64_t rows = rows_of(x);
   if (rows == 0) return cudaSuccess;
+  if (x.size(-1) == 0) return cudaMemsetAsync(y.data(), 0, rows * sizeof(T), stream);  // empty sums
   row_sum_warp_kernel<<<blocks_for(rows * kWarp), kThreadsPerBlock, 0, stream>>>(x.data(), y.data(),
                                                                                  rows, x.size(-1));
   return cudaGetLastError();
@@ -71,8 +76,9 @@ cudaError_t row_sum_warp(ap::In<T> x, ap::Out<T> y, cudaStream_t stream) {
 
 template <typename T>
 cudaError_t row_sum_block(ap::In<T> x, ap::Out<T> y, cudaStream_t stream) {
-  const std::int64_t rows = rows_of(x.numel(), x.size(-1));
+  const std::int64_t rows = rows_of(x);
   if (rows == 0) return cudaSuccess;
+  if (x.size(-1) == 0) return cudaMemsetAsync(y.data(), 0, rows * sizeof(T), stream);
   const auto blocks = static_cast<unsigned int>(rows < 65535 * 8 ? rows : 65535 * 8);
   row_sum_block_kernel<<<blocks, kThreadsPerBlock, 0, stream>>>(x.data(), y.data(), rows,
                                                                 x.size(-1));

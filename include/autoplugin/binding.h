@@ -54,7 +54,7 @@ struct ParamDescriptor {
 struct LaunchArgs {
   std::span<const TensorRef> inputs;        // one per tensor argument; absent Tensor?: data null
   std::span<const TensorRef> outputs;       // one per return
-  std::span<const TensorRef> size_outputs;  // one per size tensor (0-d int64)
+  std::span<const TensorRef> size_outputs;  // one per size tensor (0-d int32)
   std::span<const AttrValue> attributes;    // one per attribute argument
   Stream stream = nullptr;
   Workspace workspace;
@@ -210,6 +210,27 @@ ParamDescriptor attribute_param() {
 }
 
 // ---- launcher parameters ---------------------------------------------------------------------
+template <typename T>
+inline constexpr bool owns_heap_memory =
+    std::is_same_v<T, std::string> || std::is_same_v<T, IntList> || std::is_same_v<T, FloatList>;
+template <typename T>
+inline constexpr bool is_optional_owning = false;
+template <typename T>
+inline constexpr bool is_optional_owning<std::optional<T>> = owns_heap_memory<T>;
+
+// enqueue must not allocate: strings and lists reach launchers as views or const references.
+template <typename P>
+struct NoCopyInEnqueue {
+  using Value = std::remove_cvref_t<P>;
+  static_assert(!owns_heap_memory<Value> || std::is_reference_v<P>,
+                "autoplugin: a launcher takes strings and lists as std::string_view / std::span "
+                "or by const reference; a by-value copy would allocate in every enqueue");
+  static_assert(!is_optional_owning<Value>,
+                "autoplugin: std::optional of a string or list would copy in every enqueue; "
+                "take std::optional<std::string_view> or std::optional<std::span<const T>>");
+  static constexpr bool value = true;
+};
+
 template <typename P>
 struct LaunchParam {
   using Value = std::remove_cvref_t<P>;
@@ -254,7 +275,7 @@ template <>
 struct LaunchParam<SizeOut> {
   static constexpr Role role = Role::SizeOutput;
   static ParamDescriptor describe() {
-    return {Role::SizeOutput, DType::Int64, BaseType::Tensor, false, false, "SizeOut"};
+    return {Role::SizeOutput, DType::Int32, BaseType::Tensor, false, false, "SizeOut"};
   }
   static SizeOut get(const LaunchArgs& a, std::size_t k) {
     return SizeOut::from(a.size_outputs[k]);
@@ -409,6 +430,7 @@ LauncherDescriptor make_launcher(F fn, std::string name) {
   d.name = std::move(name);
   d.returns_status = !std::is_void_v<R>;
   [&]<typename... P>(std::tuple<P...>*) {
+    static_assert((NoCopyInEnqueue<P>::value && ...));
     (d.params.push_back(LaunchParam<std::remove_cvref_t<P>>::describe()), ...);
   }(static_cast<typename Sig::Args*>(nullptr));
   d.callable = std::make_shared<const F>(std::move(fn));

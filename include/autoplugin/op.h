@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -94,7 +95,7 @@ struct PortDesc {
 // A launcher with the dtypes it handles, at plugin positions (inputs, outputs, size tensors).
 struct LauncherEntry {
   const LauncherDescriptor* launcher = nullptr;
-  std::vector<DType> dtypes;  // inputs then outputs; size tensors are always Int64
+  std::vector<DType> dtypes;  // inputs then outputs; size tensors are always Int32
   std::int32_t tactic = 0;    // 1-based among launchers with the same dtypes; 0 when alone
 };
 
@@ -117,7 +118,7 @@ class Op {
   const std::string& location() const noexcept { return location_; }
 
   // Plugin positions: inputs are the tensor arguments; outputs are the returns followed by one
-  // 0-d Int64 size tensor per data-dependent extent. Shape inputs (SymInt, SymInt[]) are separate.
+  // 0-d Int32 size tensor per data-dependent extent. Shape inputs (SymInt, SymInt[]) are separate.
   int num_inputs() const noexcept { return static_cast<int>(input_arguments_.size()); }
   int num_returns() const noexcept { return static_cast<int>(schema_->returns.size()); }
   int num_size_tensors() const noexcept { return num_size_tensors_; }
@@ -138,7 +139,7 @@ class Op {
                                      std::int32_t tactic) const noexcept;
 
   const DTypeRule& output_dtype_rule(int output) const { return dtype_rules_.at(output); }
-  // The dtype of `output` for these input dtypes and attribute values; Int64 for size tensors.
+  // The dtype of `output` for these input dtypes and attribute values; Int32 for size tensors.
   DType output_dtype(int output, std::span<const DType> input_dtypes,
                      std::span<const AttrValue> attributes) const;
   const std::vector<Format>& formats(int position) const { return formats_.at(position); }
@@ -223,6 +224,7 @@ class OpRegistry {
 
  private:
   void validate_pending();
+  std::mutex mutex_;  // declarations come from static initializers; lookups from any thread
   std::vector<std::unique_ptr<OpDeclaration>> declarations_;
   std::size_t validated_ = 0;
   std::deque<Op> ops_;

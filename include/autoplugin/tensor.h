@@ -128,20 +128,22 @@ class Out : public TensorView<T> {
 };
 
 // The device-side count of a data-dependent extent (declared with size_tensor() in the shape
-// function): the kernel writes the actual extent here. The k-th SizeOut parameter of a launcher
-// receives the k-th declared size tensor.
+// function): the kernel writes the actual extent here. TensorRT requires size tensors to be
+// 0-d INT32. The k-th SizeOut parameter of a launcher receives the k-th declared size tensor.
+// (The output whose extent it is arrives with -1 for that extent; its buffer holds the upper
+// bound.)
 class SizeOut {
  public:
   SizeOut() = default;
-  explicit SizeOut(std::int64_t* count) : count_(count) {}
-  AUTOPLUGIN_HOST_DEVICE std::int64_t* data() const { return count_; }
+  explicit SizeOut(std::int32_t* count) : count_(count) {}
+  AUTOPLUGIN_HOST_DEVICE std::int32_t* data() const { return count_; }
   static SizeOut from(const TensorRef& ref) {
-    if (ref.dtype != DType::Int64) throw_dtype_mismatch(DType::Int64, ref.dtype);
-    return SizeOut(static_cast<std::int64_t*>(ref.data));
+    if (ref.dtype != DType::Int32) throw_dtype_mismatch(DType::Int32, ref.dtype);
+    return SizeOut(static_cast<std::int32_t*>(ref.data));
   }
 
  private:
-  std::int64_t* count_ = nullptr;
+  std::int32_t* count_ = nullptr;
 };
 
 // Scratch device memory TensorRT provides for the launch, sized by the op's workspace function

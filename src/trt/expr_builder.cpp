@@ -153,6 +153,10 @@ const nvinfer1::IDimensionExpr* RecordingExprBuilder::constant(std::int64_t valu
 nvinfer1::DimsExprs RecordingExprBuilder::dims(std::string_view name,
                                                std::span<const std::int64_t> extents) {
   nvinfer1::DimsExprs result{};
+  if (extents.size() > static_cast<std::size_t>(nvinfer1::Dims::MAX_DIMS)) {
+    throw std::length_error(std::string(name) + " has more than " +
+                            std::to_string(nvinfer1::Dims::MAX_DIMS) + " extents");
+  }
   result.nbDims = static_cast<std::int32_t>(extents.size());
   for (std::size_t i = 0; i < extents.size(); ++i) {
     result.d[i] = extents[i] >= 0 ? constant(extents[i])

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -451,9 +452,15 @@ class Plugin final : public nvinfer1::IPluginV3,
   }
 
   // ---- IPluginV3OneRuntime ----
+  // TensorRT may set the tactic after onShapeChange: the launcher follows it.
   std::int32_t setTactic(std::int32_t tactic) noexcept override {
     tactic_ = tactic;
-    return 0;
+    if (launcher_ == nullptr) return 0;
+    launcher_ = op_->find_launcher(dtypes_, tactic_);
+    if (launcher_ != nullptr) return 0;
+    log(Severity::kERROR, "op '" + op_->qualified_name() + "', setTactic: no launcher for tactic " +
+                              std::to_string(tactic));
+    return kFailure;
   }
 
   // Everything enqueue needs is prepared here: tensor descriptions, the launcher for these dtypes
@@ -485,6 +492,7 @@ class Plugin final : public nvinfer1::IPluginV3,
           size_outputs_.push_back(ref);
         }
       }
+      dtypes_ = dtypes;
       const LauncherEntry* launcher = op_->find_launcher(dtypes, tactic_);
       if (launcher == nullptr) {
         std::string text;
@@ -576,6 +584,7 @@ class Plugin final : public nvinfer1::IPluginV3,
   std::string instance_;
   std::vector<DType> configured_dtypes_;
   std::int32_t tactic_ = 0;
+  std::vector<DType> dtypes_;  // inputs and returns, from the last onShapeChange
   const LauncherEntry* launcher_ = nullptr;
   std::vector<TensorRef> inputs_;
   std::vector<TensorRef> outputs_;
@@ -641,25 +650,33 @@ class Creator final : public nvinfer1::IPluginCreatorV3One {
   nvinfer1::PluginFieldCollection field_collection_{};
 };
 
-struct CreatorTable {
-  std::vector<std::unique_ptr<Creator>> creators;
-  std::vector<nvinfer1::IPluginCreatorInterface*> interfaces;
+// One creator per op, extended when ops were declared after the last look (a static initializer
+// may ask before other files' declarations have run).
+class CreatorTable {
+ public:
+  std::span<nvinfer1::IPluginCreatorInterface* const> refresh() {
+    std::lock_guard lock(mutex_);
+    const auto& errors = registry().errors();
+    for (; logged_errors_ < errors.size(); ++logged_errors_) {
+      log(Severity::kERROR, "op not registered: " + errors[logged_errors_]);
+    }
+    const auto& ops = registry().ops();
+    for (std::size_t i = creators_.size(); i < ops.size(); ++i) {
+      creators_.push_back(std::make_unique<Creator>(ops[i]));
+      interfaces_.push_back(creators_.back().get());
+    }
+    return interfaces_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::size_t logged_errors_ = 0;
+  std::vector<std::unique_ptr<Creator>> creators_;
+  std::vector<nvinfer1::IPluginCreatorInterface*> interfaces_;
 };
 
-CreatorTable make_creator_table() {
-  CreatorTable table;
-  for (const std::string& error : registry().errors()) {
-    log(Severity::kERROR, "op not registered: " + error);
-  }
-  for (const Op& op : registry().ops()) {
-    table.creators.push_back(std::make_unique<Creator>(op));
-    table.interfaces.push_back(table.creators.back().get());
-  }
-  return table;
-}
-
-const CreatorTable& creator_table() {
-  static const CreatorTable table = make_creator_table();
+CreatorTable& creator_table() {
+  static CreatorTable table;
   return table;
 }
 
@@ -667,7 +684,7 @@ const CreatorTable& creator_table() {
 
 std::span<nvinfer1::IPluginCreatorInterface* const> creators() noexcept {
   try {
-    return creator_table().interfaces;
+    return creator_table().refresh();
   } catch (const std::exception& e) {
     log(Severity::kERROR, std::string("could not create the plugin creators: ") + e.what());
   } catch (...) {

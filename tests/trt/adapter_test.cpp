@@ -57,7 +57,7 @@ int nonzero_launcher(ap::In<float> x, ap::Out<std::int64_t> indices, ap::SizeOut
   for (std::int64_t i = 0; i < x.numel(); ++i) {
     if (x.data()[i] != 0.0f) indices.data()[n++] = i;
   }
-  *count.data() = n;
+  *count.data() = static_cast<std::int32_t>(n);
   return 0;
 }
 ap::Shape nonzero_shape(ap::Shape x) {
@@ -73,8 +73,17 @@ ap::Shape expand_shape(ap::Shape x, ap::Shape size) {
 AUTOPLUGIN_OP("adapter_test::expand(Tensor x, SymInt[] size) -> Tensor", expand_shape,
               expand_launcher);
 
-int fast_relu(ap::In<float> x, ap::Out<float> y, ap::Stream) { return (void)x, (void)y, 0; }
-int exact_relu(ap::In<float> x, ap::Out<float> y, ap::Stream) { return (void)x, (void)y, 0; }
+// Each tactic leaves its mark, so a test can tell which one ran.
+int fast_relu(ap::In<float> x, ap::Out<float> y, ap::Stream) {
+  (void)x;
+  y.data()[0] = 1.0f;
+  return 0;
+}
+int exact_relu(ap::In<float> x, ap::Out<float> y, ap::Stream) {
+  (void)x;
+  y.data()[0] = 2.0f;
+  return 0;
+}
 ap::Shape same(ap::Shape x) { return x; }
 AUTOPLUGIN_OP("adapter_test::relu_(Tensor(a!) x) -> Tensor(a!)", same, fast_relu, exact_relu);
 
@@ -328,7 +337,7 @@ TEST_F(Adapter, DataDependentOutputDeclaresASizeTensor) {
   const DataType input = DataType::kFLOAT;
   ASSERT_EQ(build->getOutputDataTypes(types, 2, &input, 1), 0);
   EXPECT_EQ(types[0], DataType::kINT64);
-  EXPECT_EQ(types[1], DataType::kINT64);
+  EXPECT_EQ(types[1], DataType::kINT32);  // TensorRT requires INT32 size tensors
 }
 
 TEST_F(Adapter, ShapeInputValuesBecomeOutputExtents) {
@@ -416,6 +425,24 @@ TEST_F(Adapter, TacticsComeFromLaunchersWithTheSameDtypes) {
                "adapter_test::pad/1(padding=[1, 1, 2, 2],mode=\"zeros\",scale=2.0)");
 }
 
+TEST_F(Adapter, SetTacticAfterOnShapeChangeSwitchesTheLauncher) {
+  PluginPtr plugin = create("adapter_test::relu_", nullptr);
+  auto* runtime = runtime_of(plugin.get());
+  const auto in = desc(DataType::kFLOAT, {1});
+  std::vector<float> x{0};
+  const void* inputs[] = {x.data()};
+  void* outputs[] = {x.data()};
+  ASSERT_EQ(runtime->setTactic(1), 0);
+  ASSERT_EQ(runtime->onShapeChange(&in, 1, &in, 1), 0);
+  ASSERT_EQ(runtime->enqueue(&in, &in, inputs, outputs, nullptr, nullptr), 0);
+  EXPECT_EQ(x[0], 1.0f);
+  ASSERT_EQ(runtime->setTactic(2), 0);
+  ASSERT_EQ(runtime->enqueue(&in, &in, inputs, outputs, nullptr, nullptr), 0);
+  EXPECT_EQ(x[0], 2.0f);
+  EXPECT_EQ(runtime->setTactic(3), -1);
+  EXPECT_THAT(finder.logger.all(), HasSubstr("no launcher for tactic 3"));
+}
+
 // ---- serialization, clones, runtime
 // --------------------------------------------------------------
 
@@ -493,11 +520,11 @@ TEST_F(Adapter, SizeTensorOutputsReceiveTheCount) {
   auto* runtime = runtime_of(plugin.get());
   const auto in = desc(DataType::kFLOAT, {2, 3});
   const nvinfer1::PluginTensorDesc out[2] = {desc(DataType::kINT64, {-1, 1}),
-                                             desc(DataType::kINT64, {})};
+                                             desc(DataType::kINT32, {})};
   ASSERT_EQ(runtime->onShapeChange(&in, 1, out, 2), 0) << finder.logger.all();
   std::vector<float> x{0, 1, 0, 2, 3, 0};
   std::vector<std::int64_t> indices(6, -1);
-  std::int64_t count = -1;
+  std::int32_t count = -1;
   const void* inputs[] = {x.data()};
   void* outputs[] = {indices.data(), &count};
   ASSERT_EQ(runtime->enqueue(&in, out, inputs, outputs, nullptr, nullptr), 0);

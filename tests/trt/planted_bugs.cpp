@@ -10,7 +10,7 @@ namespace {
 
 using namespace nvinfer1;
 
-enum class Bug { None, DanglingFields, PeekingFormats, WrongShape };
+enum class Bug { None, DanglingFields, PeekingFormats, WrongShape, SizeTensorIndex };
 
 class Plugin final : public IPluginV3,
                      public IPluginV3OneCore,
@@ -46,15 +46,22 @@ class Plugin final : public IPluginV3,
   const char* getPluginVersion() const noexcept override { return "1"; }
   const char* getPluginNamespace() const noexcept override { return "planted"; }
 
-  int32_t getNbOutputs() const noexcept override { return 1; }
+  // SizeTensorIndex has a data-dependent output and its 0-d INT32 size tensor.
+  int32_t getNbOutputs() const noexcept override { return bug_ == Bug::SizeTensorIndex ? 2 : 1; }
   int32_t getOutputDataTypes(DataType* out, int32_t, const DataType* in,
                              int32_t) const noexcept override {
     out[0] = in[0];
+    if (bug_ == Bug::SizeTensorIndex) out[1] = DataType::kINT32;
     return 0;
   }
   int32_t getOutputShapes(const DimsExprs* inputs, int32_t, const DimsExprs*, int32_t,
                           DimsExprs* outputs, int32_t, IExprBuilder& builder) noexcept override {
     outputs[0] = inputs[0];
+    if (bug_ == Bug::SizeTensorIndex) {
+      // The planted bug: the index counts the input too; it is an output index (here 1).
+      outputs[0].d[0] = builder.declareSizeTensor(2, *inputs[0].d[0], *inputs[0].d[0]);
+      outputs[1].nbDims = 0;
+    }
     if (bug_ == Bug::WrongShape) {
       outputs[0].d[0] =
           builder.operation(DimensionOperation::kSUM, *inputs[0].d[0], *builder.constant(1));
@@ -129,12 +136,14 @@ Creator g_correct(Bug::None, "correct");
 Creator g_dangling(Bug::DanglingFields, "dangling_fields");
 Creator g_peeking(Bug::PeekingFormats, "peeking_formats");
 Creator g_wrong_shape(Bug::WrongShape, "wrong_shape");
-IPluginCreatorInterface* g_creators[] = {&g_correct, &g_dangling, &g_peeking, &g_wrong_shape};
+Creator g_size_tensor_index(Bug::SizeTensorIndex, "size_tensor_index");
+IPluginCreatorInterface* g_creators[] = {&g_correct, &g_dangling, &g_peeking, &g_wrong_shape,
+                                         &g_size_tensor_index};
 
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) IPluginCreatorInterface* const* getCreators(
     int32_t& count) {
-  count = 4;
+  count = static_cast<int32_t>(sizeof g_creators / sizeof g_creators[0]);
   return g_creators;
 }

@@ -40,6 +40,10 @@ InputSpec parse_input(const nlohmann::json& j, const std::string& where) {
   if (spec.min.size() != spec.opt.size() || spec.max.size() != spec.opt.size()) {
     throw Error(where + ": min, opt and max have different ranks");
   }
+  if (spec.opt.size() > kMaxCaseRank) {
+    throw Error(where + ": rank " + std::to_string(spec.opt.size()) + " exceeds TensorRT's " +
+                std::to_string(kMaxCaseRank));
+  }
   for (std::size_t i = 0; i < spec.opt.size(); ++i) {
     if (spec.min[i] > spec.opt[i] || spec.opt[i] > spec.max[i]) {
       throw Error(where + ": dimension " + std::to_string(i) + " needs min <= opt <= max");
@@ -89,6 +93,10 @@ CheckFile parse_check_file(const nlohmann::json& json, const std::string& origin
         for (const auto& values : c["shape_inputs"]) {
           std::vector<std::int64_t> v;
           for (const auto& x : values) v.push_back(x.get<std::int64_t>());
+          if (v.size() > kMaxCaseRank) {
+            throw Error(where + ".shape_inputs: more than " + std::to_string(kMaxCaseRank) +
+                        " values");
+          }
           parsed.shape_inputs.push_back(std::move(v));
         }
       }
@@ -163,6 +171,10 @@ InputSpec parse_input_flag(std::string_view text) {
     }
     dims = x == std::string_view::npos ? std::string_view() : dims.substr(x + 1);
   }
+  if (spec.opt.size() > kMaxCaseRank) {
+    throw Error("--input: rank " + std::to_string(spec.opt.size()) + " exceeds TensorRT's " +
+                std::to_string(kMaxCaseRank));
+  }
   return spec;
 }
 
@@ -183,6 +195,9 @@ std::vector<std::int64_t> parse_shape_input_flag(std::string_view text) {
     const auto comma = text.find(',');
     values.push_back(parse_integer(text.substr(0, comma), "--shape-input"));
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+  }
+  if (values.size() > kMaxCaseRank) {
+    throw Error("--shape-input: more than " + std::to_string(kMaxCaseRank) + " values");
   }
   return values;
 }

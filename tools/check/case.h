@@ -14,6 +14,9 @@
 
 namespace autoplugin::check {
 
+// TensorRT's Dims hold at most 8 extents (and a shape input at most 8 values).
+inline constexpr std::size_t kMaxCaseRank = 8;
+
 struct InputSpec {
   DType dtype = DType::Float32;
   std::vector<std::int64_t> min, opt, max;  // the case runs at `opt`

@@ -4,6 +4,7 @@
 #include <autoplugin/error.h>
 #include <autoplugin/trt/plugin.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -492,6 +493,25 @@ bool CaseRun::output_types_and_shapes() {
     // TensorRT frees the expressions when the call returns.
     exprs_.expire();
     if (status != 0) return "returned an error";
+    // Size tensors: declared once each, at an output index, for a 0-d INT32 output.
+    std::set<std::int32_t> declared;
+    for (const auto& s : exprs_.size_tensors()) {
+      const std::string which = "declareSizeTensor(" + std::to_string(s.output) + ")";
+      if (s.output < 0 || s.output >= nb_outputs_) {
+        return which + ": the index is not an output index (0.." + std::to_string(nb_outputs_ - 1) +
+               "; inputs do not count)";
+      }
+      if (!declared.insert(s.output).second) return which + " is declared twice";
+      if (output_exprs_[std::size_t(s.output)].nbDims != 0) {
+        return which + ": a size tensor output must be 0-d, but output " +
+               std::to_string(s.output) + " has rank " +
+               std::to_string(output_exprs_[std::size_t(s.output)].nbDims);
+      }
+      if (output_types_[std::size_t(s.output)] != DataType::kINT32) {
+        return which + ": a size tensor output must be INT32, but getOutputDataTypes gives " +
+               dtype_text(output_types_[std::size_t(s.output)]);
+      }
+    }
     const auto opt = bindings(1);
     std::map<std::int32_t, std::int64_t> uppers;
     for (const auto& s : exprs_.size_tensors()) uppers[s.output] = exprs_.evaluate(s.upper, opt);
@@ -680,8 +700,12 @@ bool CaseRun::configure() {
 
 std::optional<std::vector<HostTensor>> CaseRun::reference_outputs() {
   namespace fs = std::filesystem;
+  std::string safe_name = case_.name;
+  for (char& c : safe_name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
   const fs::path dir = fs::temp_directory_path() /
-                       ("autoplugin-check-" + std::to_string(::getpid()) + "-" + case_.name);
+                       ("autoplugin-check-" + std::to_string(::getpid()) + "-" + safe_name);
   fs::create_directories(dir);
   nlohmann::json manifest{
       {"op", options_.op}, {"attributes", case_.attributes}, {"shape_inputs", case_.shape_inputs}};
@@ -766,7 +790,7 @@ std::optional<std::vector<HostTensor>> CaseRun::execute(nvinfer1::IPluginV3& plu
     // Size tensors: within their upper bound; they give the actual extents.
     std::map<std::int32_t, std::int64_t> counts;
     for (const auto& [output, upper] : size_uppers_) {
-      const HostTensor& t = host[std::size_t(output)];
+      const HostTensor& t = host.at(std::size_t(output));
       const auto count = static_cast<std::int64_t>(t.at(0));
       if (count < 0 || count > upper) {
         return "size tensor output " + std::to_string(output) + " holds " + std::to_string(count) +
@@ -834,7 +858,7 @@ void CaseRun::tactics_and_runs() {
     }
     auto outputs = execute(*clone, label);
     if (!outputs) continue;
-    if (!first_outputs_) first_outputs_ = outputs;
+    if (tactic == tactics_.front()) first_outputs_ = outputs;
     if (!expected) continue;
     step(label + ": outputs vs reference", [&]() -> std::string {
       std::string problems;
