@@ -3,6 +3,8 @@
 # A TensorRT plugin library with every op declared in SOURCES (and in the LINKed object
 # libraries): loadable with `trtexec --dynamicPlugins=libNAME.so`, IPluginRegistry::loadLibrary
 # and `--setPluginsToSerialize`. It exports exactly getCreators and setLoggerFinder.
+# LINK object libraries (or sources), not static libraries: the linker drops static-library
+# members nothing references, and the ops declared in them with them.
 function(autoplugin_add_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LINK" ${ARGN})
   add_library(${name} SHARED ${ARG_SOURCES} ${AUTOPLUGIN_ENTRY_POINTS_SOURCE})

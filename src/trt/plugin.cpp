@@ -167,6 +167,22 @@ namespace {
 
 constexpr std::int32_t kFailure = -1;
 
+// Logs a failed TensorRT call. Building the line can itself fail (out of memory): then a fixed
+// line goes out, so that nothing escapes the noexcept method.
+void report_failure(const Op& op, const std::string& instance, const char* method,
+                    std::string_view what) noexcept {
+  try {
+    // Core errors already start with the op's name; say it once.
+    const std::string prefix = "op '" + op.qualified_name() + "': ";
+    if (what.starts_with(prefix)) what.remove_prefix(prefix.size());
+    log(Severity::kERROR, "op '" + op.qualified_name() + "'" +
+                              (instance.empty() ? "" : " (layer '" + instance + "')") + ", " +
+                              method + ": " + std::string(what));
+  } catch (...) {
+    log(Severity::kERROR, method);
+  }
+}
+
 // Runs `body`; any exception becomes a logged error naming the op, the plugin instance and the
 // method, and `on_error` is returned. This is the boundary every TensorRT call goes through.
 template <typename R, typename Body>
@@ -175,16 +191,9 @@ R guarded(const Op& op, const std::string& instance, const char* method, R on_er
   try {
     return body();
   } catch (const std::exception& e) {
-    // Core errors already start with the op's name; say it once.
-    std::string_view what = e.what();
-    const std::string prefix = "op '" + op.qualified_name() + "': ";
-    if (what.starts_with(prefix)) what.remove_prefix(prefix.size());
-    log(Severity::kERROR, "op '" + op.qualified_name() + "'" +
-                              (instance.empty() ? "" : " (layer '" + instance + "')") + ", " +
-                              method + ": " + std::string(what));
+    report_failure(op, instance, method, e.what());
   } catch (...) {
-    log(Severity::kERROR,
-        "op '" + op.qualified_name() + "', " + method + ": an unknown exception was thrown");
+    report_failure(op, instance, method, "an unknown exception was thrown");
   }
   return on_error;
 }
