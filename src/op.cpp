@@ -96,7 +96,7 @@ std::string expected_cpp_types(BaseType base, bool is_list, bool optional) {
         types = "bool";
         break;
       case BaseType::Str:
-        types = "std::string_view or std::string";
+        types = "std::string_view or const std::string&";
         break;
       case BaseType::ScalarType:
         types = "autoplugin::DType";

@@ -117,7 +117,7 @@ TEST(OpBuild, NamesArgumentExpectedAndActualTypes) {
                               "'typed_launcher<float>' takes double (expected "
                               "std::span<const int64_t> or std::vector<int64_t>)"),
                     HasSubstr("argument 'mode': schema type str, launcher 'typed_launcher<float>' "
-                              "takes int64_t (expected std::string_view or std::string)"),
+                              "takes int64_t (expected std::string_view or const std::string&)"),
                     HasSubstr("launcher 'typed_launcher<ap::half_storage>' takes double")));
 }
 
