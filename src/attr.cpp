@@ -22,33 +22,6 @@ std::string op_prefix(const Schema& schema) {
   return "op " + quoted(schema.qualified_name()) + ": ";
 }
 
-// Bytes taken by `count` elements of `type`.
-std::size_t byte_size(FieldType type, std::size_t count) {
-  switch (type) {
-    case FieldType::Float16:
-    case FieldType::BFloat16:
-    case FieldType::Int16:
-      return 2 * count;
-    case FieldType::Float32:
-    case FieldType::Int32:
-      return 4 * count;
-    case FieldType::Float64:
-    case FieldType::Int64:
-      return 8 * count;
-    case FieldType::Dims:
-      return 72 * count;  // nvinfer1::Dims64: int32 nbDims + int64 d[8]
-    case FieldType::Int4:
-    case FieldType::FP4:
-      return (count + 1) / 2;  // two elements per byte
-    case FieldType::Int8:
-    case FieldType::Char:
-    case FieldType::Unknown:
-    case FieldType::FP8:
-      return count;
-  }
-  return count;
-}
-
 bool is_integer(FieldType type) {
   return type == FieldType::Int8 || type == FieldType::Int16 || type == FieldType::Int32 ||
          type == FieldType::Int64;
@@ -401,6 +374,32 @@ void encode_field(FieldList& fields, const Argument& argument, const AttrValue& 
 
 }  // namespace
 
+std::size_t field_byte_size(FieldType type, std::size_t count) noexcept {
+  switch (type) {
+    case FieldType::Float16:
+    case FieldType::BFloat16:
+    case FieldType::Int16:
+      return 2 * count;
+    case FieldType::Float32:
+    case FieldType::Int32:
+      return 4 * count;
+    case FieldType::Float64:
+    case FieldType::Int64:
+      return 8 * count;
+    case FieldType::Dims:
+      return 72 * count;  // nvinfer1::Dims64: int32 nbDims + int64 d[8]
+    case FieldType::Int4:
+    case FieldType::FP4:
+      return (count + 1) / 2;  // two elements per byte
+    case FieldType::Int8:
+    case FieldType::Char:
+    case FieldType::Unknown:
+    case FieldType::FP8:
+      return count;
+  }
+  return count;
+}
+
 std::string_view field_type_name(FieldType type) noexcept {
   constexpr std::array<std::string_view, 14> kNames = {
       "FLOAT16", "FLOAT32", "FLOAT64", "INT8",  "INT16", "INT32", "CHAR",
@@ -445,7 +444,7 @@ FieldList& FieldList::operator=(const FieldList& other) {
 void FieldList::add(std::string name, FieldType type, const void* bytes, std::int32_t count) {
   if (count < 0) throw FieldError("field " + quoted(name) + ": negative length");
   if (count > 0 && bytes == nullptr) throw FieldError("field " + quoted(name) + ": null data");
-  const std::size_t size = byte_size(type, static_cast<std::size_t>(count));
+  const std::size_t size = field_byte_size(type, static_cast<std::size_t>(count));
   const auto* first = static_cast<const std::byte*>(bytes);
   stored_.push_back({std::move(name), type, std::vector<std::byte>(first, first + size), count});
   // Growing stored_ may move the names (short-string storage), so every view is rebuilt.

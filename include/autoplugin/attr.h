@@ -41,6 +41,9 @@ struct FieldView {
   std::int32_t length = 0;
 };
 
+// Bytes taken by `count` elements of `type` (Dims as TensorRT's Dims64; Int4/FP4 two per byte).
+std::size_t field_byte_size(FieldType type, std::size_t count) noexcept;
+
 // What a creator advertises for one attribute: the type TensorRT's ONNX parser sends for it
 // (INT/INTS -> Int32, FLOAT/FLOATS -> Float32, STRING -> Char) and its length (0: variable).
 struct FieldSpec {

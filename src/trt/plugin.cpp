@@ -332,26 +332,25 @@ class Plugin final : public nvinfer1::IPluginV3,
       expect_count("shape inputs", nb_shape_inputs, op_->num_shape_inputs());
       expect_count("outputs", nb_outputs, op_->num_outputs());
       // Extents TensorRT already knows enter as constants, so they fold before reaching it.
-      std::vector<Shape> in(static_cast<std::size_t>(nb_inputs));
-      for (int k = 0; k < nb_inputs; ++k) {
-        const std::string& name = op_->input(k).name;
-        for (int i = 0; i < inputs[k].nbDims; ++i) {
-          const nvinfer1::IDimensionExpr* e = inputs[k].d[i];
-          in[std::size_t(k)].push_back(
-              e->isConstant() ? Dim(e->getConstantValue())
-                              : Dim::input_extent(k, i, name + "[" + std::to_string(i) + "]"));
+      auto shapes_of = [](const nvinfer1::DimsExprs* dims, int count, auto&& name_of,
+                          auto&& make_symbol) {
+        std::vector<Shape> result(static_cast<std::size_t>(count));
+        for (int k = 0; k < count; ++k) {
+          for (int i = 0; i < dims[k].nbDims; ++i) {
+            const nvinfer1::IDimensionExpr* e = dims[k].d[i];
+            result[std::size_t(k)].push_back(
+                e->isConstant() ? Dim(e->getConstantValue())
+                                : make_symbol(k, i, name_of(k) + "[" + std::to_string(i) + "]"));
+          }
         }
-      }
-      std::vector<Shape> shape_in(static_cast<std::size_t>(nb_shape_inputs));
-      for (int k = 0; k < nb_shape_inputs; ++k) {
-        const std::string& name = op_->shape_input(k).name;
-        for (int i = 0; i < shape_inputs[k].nbDims; ++i) {
-          const nvinfer1::IDimensionExpr* e = shape_inputs[k].d[i];
-          shape_in[std::size_t(k)].push_back(
-              e->isConstant() ? Dim(e->getConstantValue())
-                              : Dim::shape_value(k, i, name + "[" + std::to_string(i) + "]"));
-        }
-      }
+        return result;
+      };
+      const std::vector<Shape> in = shapes_of(
+          inputs, nb_inputs, [&](int k) { return op_->input(k).name; },
+          [](int k, int i, std::string label) { return Dim::input_extent(k, i, label); });
+      const std::vector<Shape> shape_in = shapes_of(
+          shape_inputs, nb_shape_inputs, [&](int k) { return op_->shape_input(k).name; },
+          [](int k, int i, std::string label) { return Dim::shape_value(k, i, label); });
       ShapeScope scope;
       const std::vector<Shape> shapes = op_->output_shapes(in, shape_in, attributes_, scope);
       BuilderSink sink(builder, inputs, shape_inputs, op_->num_returns());

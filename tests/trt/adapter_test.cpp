@@ -191,20 +191,7 @@ std::vector<Field> snapshot(const nvinfer1::PluginFieldCollection* fc) {
   for (int i = 0; i < fc->nbFields; ++i) {
     const auto& f = fc->fields[i];
     Field c{f.name, f.type, {}, f.length};
-    std::size_t size = 0;
-    switch (f.type) {
-      case PluginFieldType::kINT64:
-      case PluginFieldType::kFLOAT64:
-        size = 8;
-        break;
-      case PluginFieldType::kINT32:
-      case PluginFieldType::kFLOAT32:
-        size = 4;
-        break;
-      default:
-        size = 1;
-        break;
-    }
+    const std::size_t size = ap::field_byte_size(*trt::from_trt(f.type), 1);
     const auto* p = static_cast<const std::byte*>(f.data);
     if (p != nullptr) c.bytes.assign(p, p + size * std::size_t(f.length));
     copy.push_back(std::move(c));

@@ -93,25 +93,6 @@ class Fields {
   nvinfer1::PluginFieldCollection collection_{};
 };
 
-std::size_t element_size(PluginFieldType type) {
-  switch (type) {
-    case PluginFieldType::kFLOAT64:
-    case PluginFieldType::kINT64:
-      return 8;
-    case PluginFieldType::kFLOAT32:
-    case PluginFieldType::kINT32:
-      return 4;
-    case PluginFieldType::kFLOAT16:
-    case PluginFieldType::kBF16:
-    case PluginFieldType::kINT16:
-      return 2;
-    case PluginFieldType::kDIMS:
-      return sizeof(nvinfer1::Dims);
-    default:
-      return 1;
-  }
-}
-
 // Copies memory a plugin handed out without trusting it: a dangling pointer gives an error
 // instead of a crash.
 void read_checked(void* destination, const void* source, std::size_t bytes,
@@ -148,10 +129,9 @@ Fields Fields::copy_of(const nvinfer1::PluginFieldCollection& fc) {
     std::string name = read_name(f.name, i);
     std::vector<std::byte> bytes;
     if (f.data != nullptr && f.length > 0) {
-      std::size_t size = element_size(f.type) * std::size_t(f.length);
-      if (f.type == PluginFieldType::kINT4 || f.type == PluginFieldType::kFP4) {
-        size = (std::size_t(f.length) + 1) / 2;
-      }
+      const auto type = trt::from_trt(f.type);
+      if (!type) throw Error("field '" + name + "' has an unknown type " + field_type_text(f.type));
+      const std::size_t size = field_byte_size(*type, std::size_t(f.length));
       bytes.resize(size);
       read_checked(bytes.data(), f.data, size, "the data of field '" + name + "'");
     }
@@ -993,7 +973,7 @@ void check_usage(std::ostream& out) {
          "  COMMAND gets a folder with case.json and input<k>.npy, and writes output<j>.npy.\n";
 }
 
-std::optional<Options> parse_check_args(const std::vector<std::string_view>& args) {
+Options parse_check_args(const std::vector<std::string_view>& args) {
   Options options;
   CheckCase flags_case;
   flags_case.name = "command line";
@@ -1051,7 +1031,7 @@ std::optional<Options> parse_check_args(const std::vector<std::string_view>& arg
 int check_main(const std::vector<std::string_view>& args) {
   Options options;
   try {
-    options = *parse_check_args(args);
+    options = parse_check_args(args);
   } catch (const std::exception& e) {
     std::cerr << "autoplugin check: " << e.what() << "\n";
     check_usage(std::cerr);

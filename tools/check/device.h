@@ -22,7 +22,6 @@ class DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   DeviceBuffer(DeviceBuffer&& other) noexcept;
   void* data() const noexcept { return data_; }
-  std::size_t size() const noexcept { return bytes_; }
   void upload(const void* host, std::size_t bytes);
   void download(void* host, std::size_t bytes) const;
   // Fills with a byte pattern, so that unwritten output elements are noticed.

@@ -19,9 +19,6 @@ class Report {
   // result line comes before the notes its body added.
   std::size_t mark() const noexcept { return cases_.empty() ? 0 : cases_.back().steps.size(); }
   void insert(std::size_t at, Status status, std::string step, std::string detail = {});
-  void pass(std::string step, std::string detail = {}) {
-    add(Status::Passed, std::move(step), std::move(detail));
-  }
   void fail(std::string step, std::string detail) {
     add(Status::Failed, std::move(step), std::move(detail));
   }
