@@ -50,9 +50,11 @@ find_package_handle_standard_args(TensorRT
 
 if(TensorRT_FOUND AND NOT TARGET TensorRT::headers)
   # Include folders of imported targets are system includes: no warnings from TensorRT.
+  # TensorRT's headers include the CUDA runtime's (cuda_runtime_api.h).
+  find_package(CUDAToolkit QUIET)
   add_library(TensorRT::headers INTERFACE IMPORTED)
   set_target_properties(TensorRT::headers PROPERTIES
-    INTERFACE_INCLUDE_DIRECTORIES "${TensorRT_INCLUDE_DIR}")
+    INTERFACE_INCLUDE_DIRECTORIES "${TensorRT_INCLUDE_DIR};${CUDAToolkit_INCLUDE_DIRS}")
   if(TensorRT_LIBRARY)
     add_library(TensorRT::nvinfer UNKNOWN IMPORTED)
     set_target_properties(TensorRT::nvinfer PROPERTIES IMPORTED_LOCATION "${TensorRT_LIBRARY}"
