@@ -5,8 +5,8 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdlib>
 
+#include "../common/circular_pad_shape.h"
 #include "../common/kernel_utils.cuh"
 
 namespace ap = autoplugin;
@@ -132,26 +132,6 @@ cudaError_t circular_pad(ap::In<T> x, ap::Out<T> y, std::span<const std::int64_t
         <<<blocks, kThreadsPerBlock, 0, stream>>>(x.data(), y.data(), g, rows);
   }
   return cudaGetLastError();
-}
-
-// The "fake implementation", written once over symbolic dimensions.
-ap::Shape circular_pad_shape(ap::Shape x, std::span<const std::int64_t> padding) {
-  ap::require(padding.size() % 2 == 0, "padding holds a (before, after) pair per dimension");
-  ap::require(padding.size() / 2 <= x.rank(), "padding covers at most every dimension of x");
-  for (std::size_t i = 0; i < padding.size() / 2; ++i) {
-    ap::Dim& extent = x[x.rank() - 1 - i];
-    const std::int64_t before = padding[2 * i];
-    const std::int64_t after = padding[2 * i + 1];
-    // As in PyTorch: padding wraps at most once, and negative padding crops at most the extent.
-    // The attributes are known values, so only the checks that can fail are recorded.
-    const std::int64_t largest = std::max(std::abs(before), std::abs(after));
-    if (largest > 0) {
-      ap::require(largest <= extent, "circular padding wraps around at most once");
-    }
-    extent += before + after;
-    if (before + after < 0) ap::require(extent >= 0, "padding leaves a non-negative extent");
-  }
-  return x;
 }
 
 AUTOPLUGIN_OP("torchtrt_ex::circular_pad(Tensor x, int[] padding) -> Tensor", circular_pad_shape,
