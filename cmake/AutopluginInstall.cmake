@@ -15,6 +15,15 @@ if(TARGET autoplugin_trt)
   install(FILES cmake/FindTensorRT.cmake cmake/AutopluginPlugins.cmake
           DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
 endif()
+set(AUTOPLUGIN_WITH_TRITON OFF)
+if(TARGET autoplugin_triton)
+  set(AUTOPLUGIN_WITH_TRITON ON)
+  install(TARGETS autoplugin_triton EXPORT autoplugin-targets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(FILES cmake/AutopluginTriton.cmake cmake/AutopluginTritonEmbed.cmake
+          DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
+  install(PROGRAMS tools/triton_aot.py DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
+endif()
 install(DIRECTORY include/autoplugin DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 install(EXPORT autoplugin-targets NAMESPACE autoplugin:: DESTINATION ${AUTOPLUGIN_CMAKE_DIR})

@@ -88,9 +88,9 @@ def row_sum(x, attributes, shape_inputs):
     return [x.sum(dim=-1)]
 
 
-OPS = {"circular_pad": circular_pad, "gelu_tanh": gelu_tanh, "row_max": row_max,
-       "nonzero": nonzero, "broadcast_to": broadcast_to, "scale_shift": scale_shift,
-       "embedding_bag": embedding_bag, "row_sum": row_sum}
+OPS = {"circular_pad": circular_pad, "circular_pad_triton": circular_pad, "gelu_tanh": gelu_tanh,
+       "row_max": row_max, "nonzero": nonzero, "broadcast_to": broadcast_to,
+       "scale_shift": scale_shift, "embedding_bag": embedding_bag, "row_sum": row_sum}
 
 
 def main(folder):

@@ -1,0 +1,99 @@
+// circular_pad_triton: the circular_pad op with a Triton kernel (circular_pad_triton.py),
+// compiled ahead of time for each dtype (CMakeLists.txt) and launched from C++, no Python.
+#include <autoplugin/autoplugin.h>
+#include <autoplugin/triton.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <string>
+
+#include "../common/circular_pad_shape.h"
+#include "circular_pad_triton_bf16.h"
+#include "circular_pad_triton_fp16.h"
+#include "circular_pad_triton_fp32.h"
+
+namespace ap = autoplugin;
+using namespace autoplugin_examples;
+
+namespace {
+
+template <typename T>
+struct TritonKernel;
+template <>
+struct TritonKernel<float> {
+  using type = circular_pad_triton_fp32;
+};
+template <>
+struct TritonKernel<__half> {
+  using type = circular_pad_triton_fp16;
+};
+template <>
+struct TritonKernel<__nv_bfloat16> {
+  using type = circular_pad_triton_bf16;
+};
+
+// The kernel's view of the tensors: [N, D, H, W], padded on D, H and W. Dimensions before the
+// last three are unpadded (the shape function requires it) and fold into N.
+struct Canonical4d {
+  std::int64_t in[4] = {1, 1, 1, 1};
+  std::int64_t out[4] = {1, 1, 1, 1};
+  std::int64_t before[4] = {0, 0, 0, 0};
+};
+
+template <typename T>
+Canonical4d canonical(const ap::In<T>& x, const ap::Out<T>& y,
+                      std::span<const std::int64_t> padding) {
+  Canonical4d g;
+  const int rank = x.rank();
+  for (int d = 0; d < rank; ++d) {
+    const int slot = std::max(0, d - rank + 4);
+    g.in[slot] *= x.size(d);
+    g.out[slot] *= y.size(d);
+  }
+  for (std::size_t i = 0; i < padding.size() / 2; ++i) g.before[3 - i] = padding[2 * i];
+  return g;
+}
+
+// The kernel computes in 32 bits: row numbers, and per dimension source indices from
+// -extent to out + |before| + extent (a column block may run past the row's end).
+std::int32_t checked_i32(std::int64_t value, const char* what) {
+  constexpr std::int64_t kLimit = std::numeric_limits<std::int32_t>::max() - 1024;
+  if (value > kLimit) {
+    throw ap::Error("circular_pad_triton: " + std::string(what) + " (" + std::to_string(value) +
+                    ") exceeds the kernel's 32-bit index range; use torchtrt_ex::circular_pad");
+  }
+  return static_cast<std::int32_t>(value);
+}
+
+}  // namespace
+
+template <typename T>
+void circular_pad_triton(ap::In<T> x, ap::Out<T> y, std::span<const std::int64_t> padding,
+                         ap::Stream stream) {
+  using Kernel = typename TritonKernel<T>::type;
+  if (y.numel() == 0) return;
+  const Canonical4d g = canonical(x, y, padding);
+  const std::int32_t rows = checked_i32(g.out[0] * g.out[1] * g.out[2], "the output's rows");
+  checked_i32(g.in[0] * g.in[1] * g.in[2], "the input's rows");
+  for (int k = 1; k < 4; ++k) {
+    checked_i32(g.out[k] + std::abs(g.before[k]) + g.in[k] + Kernel::BLOCK_COLS,
+                "a padded dimension's index range");
+  }
+  auto i32 = [](std::int64_t value) { return static_cast<std::int32_t>(value); };
+  Kernel::launch(ap::triton::make_grid(ap::triton::cdiv(rows, Kernel::BLOCK_ROWS)), stream,
+                 x.data(), y.data(), rows, i32(g.in[1]), i32(g.in[2]), i32(g.in[3]), i32(g.out[1]),
+                 i32(g.out[2]), i32(g.out[3]), i32(g.before[1]), i32(g.before[2]),
+                 i32(g.before[3]));
+}
+
+ap::Shape circular_pad_triton_shape(ap::Shape x, std::span<const std::int64_t> padding) {
+  ap::require(padding.size() / 2 <= 3, "the Triton kernel pads at most the last 3 dimensions");
+  return circular_pad_shape(std::move(x), padding);
+}
+
+AUTOPLUGIN_OP("torchtrt_ex::circular_pad_triton(Tensor x, int[] padding) -> Tensor",
+              circular_pad_triton_shape, circular_pad_triton<float>, circular_pad_triton<__half>,
+              circular_pad_triton<__nv_bfloat16>)
+    .example(ap::Example().rank("x", 4).attr("padding", ap::IntList{1, 1, 2, 2}));

@@ -1,0 +1,34 @@
+"""circular_pad as a Triton kernel, compiled ahead of time (see CMakeLists.txt).
+
+The tensor arrives in a canonical 4-d form [N, D, H, W], padded circularly on D, H and W (the
+launcher folds any leading dimensions into N). Each program copies BLOCK_ROWS output rows; a
+row's source row is computed once, then the row is copied in BLOCK_COLS-wide chunks. Padding
+wraps at most once (the shape function requires it), so a conditional add or subtract replaces
+the modulo.
+"""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _wrap(index, extent):
+    return tl.where(index < 0, index + extent, tl.where(index >= extent, index - extent, index))
+
+
+@triton.jit
+def circular_pad_kernel(x, out, rows, in_d, in_h, in_w, out_d, out_h, out_w, before_d, before_h,
+                        before_w, BLOCK_ROWS: tl.constexpr, BLOCK_COLS: tl.constexpr):
+    row = tl.program_id(0) * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)
+    row_in_range = row < rows
+    h = row % out_h
+    rest = row // out_h
+    d = rest % out_d
+    n = rest // out_d
+    source_row = (n * in_d + _wrap(d - before_d, in_d)) * in_h + _wrap(h - before_h, in_h)
+    source = x + source_row.to(tl.int64)[:, None] * in_w
+    target = out + row.to(tl.int64)[:, None] * out_w
+    for start in range(0, out_w, BLOCK_COLS):
+        col = start + tl.arange(0, BLOCK_COLS)
+        mask = row_in_range[:, None] & (col < out_w)[None, :]
+        values = tl.load(source + _wrap(col - before_w, in_w)[None, :], mask=mask)
+        tl.store(target + col[None, :], values, mask=mask)

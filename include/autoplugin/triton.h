@@ -1,0 +1,224 @@
+// Triton kernels compiled ahead of time, launched from C++ without Python.
+//
+// autoplugin_add_triton_kernel() (CMake) compiles a @triton.jit function for one signature into a
+// cubin + PTX + metadata artefact and generates a header with a typed `launch` for it; that
+// header calls launch() below. This file also gives the pieces a launcher needs around it: the
+// grid (checked against CUDA's limits) and the scratch memory some kernels need.
+#pragma once
+
+#include <autoplugin/dtype.h>
+#include <autoplugin/tensor.h>
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string_view>
+#include <type_traits>
+
+namespace autoplugin::triton {
+
+// The types a compiled Triton kernel's run-time parameters can have (Triton's names in comments).
+enum class ParamType : std::uint8_t {
+  Pointer,  // *fp32, *i64, ... (any element type)
+  I1,       // i1 (passed as one byte)
+  I8,
+  I16,
+  I32,
+  I64,
+  U1,
+  U8,
+  U16,
+  U32,
+  U64,
+  FP16,  // passed as its 16-bit pattern
+  BF16,  // passed as its 16-bit pattern
+  FP32,  // passed as a 4-byte float (not as a double)
+  FP64,
+};
+
+// Triton's name of a parameter type ("ptr" for pointers) and its size in the kernel's parameters.
+std::string_view param_type_name(ParamType type) noexcept;
+std::size_t param_type_size(ParamType type) noexcept;
+
+// One run-time parameter of the compiled kernel, in the kernel's order (constexprs removed).
+struct Parameter {
+  const char* name;         // the Python parameter name
+  const char* triton_type;  // as in the signature, e.g. "*fp32" or "i32"
+  ParamType type;
+  // 16 when the signature promised Triton that the value (an address, for pointers) is a
+  // multiple of 16 (":16"); 1 otherwise. The kernel was optimized assuming it, so it is checked.
+  std::uint32_t divisibility;
+};
+
+// A constexpr argument the kernel was specialized for (not passed at launch).
+struct Constant {
+  const char* name;
+  const char* value;  // as written in the signature
+};
+
+// Everything needed to load and launch one compiled kernel; generated from the artefact. A
+// loaded kernel is known by its code's address: the cubin must stay valid (and unchanged) for the
+// life of the process, as the generated static arrays do.
+struct KernelImage {
+  const char* name;      // the artefact's name, used in every error message
+  const char* function;  // the kernel's symbol in the module
+  const char* signature;
+  const char* triton_version;
+  int arch;  // compute capability the cubin was built for, e.g. 90
+  std::span<const unsigned char> cubin;
+  // NUL-terminated; JIT-compiled where the cubin does not load (which helps only when its target
+  // is not architecture-specific: Triton's Hopper PTX targets sm_90a).
+  std::span<const char> ptx;
+  std::span<const Parameter> parameters;
+  std::span<const Constant> constants;
+  int num_warps;               // as compiled (launched with 32 * num_warps threads)
+  std::uint32_t shared_bytes;  // dynamic shared memory per program
+  // Triton 3.x kernels take two trailing pointers beyond the signature (global scratch and
+  // profile scratch); older ones fewer. How many this kernel takes, and what each needs per
+  // program (0 bytes: the pointer is passed as null).
+  int scratch_parameters;
+  std::uint32_t global_scratch_bytes;
+  std::uint32_t global_scratch_align;
+  std::uint32_t profile_scratch_bytes;
+  std::uint32_t profile_scratch_align;
+};
+
+// The launch grid, in programs (Triton's program_id axes 0..2).
+struct Grid {
+  std::uint32_t x = 1;
+  std::uint32_t y = 1;
+  std::uint32_t z = 1;
+  std::uint64_t programs() const noexcept { return std::uint64_t(x) * y * z; }
+};
+
+// A grid from extents computed in 64 bits; throws autoplugin::Error naming the axis when one is
+// negative or above CUDA's limit (2^31-1 for x, 65535 for y and z).
+Grid make_grid(std::int64_t x, std::int64_t y = 1, std::int64_t z = 1);
+// ceil(numerator / denominator) for a non-negative numerator and a positive denominator.
+constexpr std::int64_t cdiv(std::int64_t numerator, std::int64_t denominator) {
+  return (numerator + denominator - 1) / denominator;
+}
+
+// Device memory for the kernel's scratch buffers: scratch_bytes(image, grid) bytes, aligned to
+// the kernel's global_scratch_align (checked at launch). Declare it as the op's workspace.
+std::size_t scratch_bytes(const KernelImage& image, Grid grid);
+
+// A pointer argument that accepts element pointers of one dtype (`T*` or `const T*` of any host
+// or CUDA type of that dtype), or of any type when the kernel's pointee has no plugin dtype.
+template <typename Element = void>
+class PointerArg {
+ public:
+  template <typename T>
+  requires(std::is_void_v<Element> || std::is_same_v<std::remove_const_t<T>, Element> ||
+           dtype_of<std::remove_const_t<T>>::value == dtype_v<Element>) PointerArg(T* address)
+  noexcept : address_(address) {}
+  PointerArg(std::nullptr_t) noexcept {}
+  const void* get() const noexcept { return address_; }
+
+ private:
+  const void* address_ = nullptr;
+};
+
+// fp16 and bf16 scalar arguments: from a float (rounded to nearest even) or a 16-bit value.
+class Float16Arg {
+ public:
+  Float16Arg(float value) noexcept : value_{float_to_half(value)} {}
+  Float16Arg(half_storage value) noexcept : value_(value) {}
+#ifdef AUTOPLUGIN_HAS_CUDA_TYPES
+  Float16Arg(__half value) noexcept : value_{__half_raw(value).x} {}
+#endif
+  half_storage get() const noexcept { return value_; }
+
+ private:
+  half_storage value_;
+};
+class BFloat16Arg {
+ public:
+  BFloat16Arg(float value) noexcept : value_{float_to_bfloat16(value)} {}
+  BFloat16Arg(bfloat16_storage value) noexcept : value_(value) {}
+#ifdef AUTOPLUGIN_HAS_CUDA_TYPES
+  BFloat16Arg(__nv_bfloat16 value) noexcept : value_{__nv_bfloat16_raw(value).x} {}
+#endif
+  bfloat16_storage get() const noexcept { return value_; }
+
+ private:
+  bfloat16_storage value_;
+};
+
+// One argument value with its C++ type, checked against the parameter it is packed into.
+class Argument {
+ public:
+  template <typename Element>
+  Argument(PointerArg<Element> pointer) noexcept
+      : type_(ParamType::Pointer), bits_(reinterpret_cast<std::uintptr_t>(pointer.get())) {}
+  Argument(const void* pointer) noexcept
+      : type_(ParamType::Pointer), bits_(reinterpret_cast<std::uintptr_t>(pointer)) {}
+  Argument(bool value) noexcept : type_(ParamType::I1), bits_(value ? 1 : 0) {}
+  Argument(std::int8_t value) noexcept : Argument(ParamType::I8, value) {}
+  Argument(std::int16_t value) noexcept : Argument(ParamType::I16, value) {}
+  Argument(std::int32_t value) noexcept : Argument(ParamType::I32, value) {}
+  Argument(std::int64_t value) noexcept : Argument(ParamType::I64, value) {}
+  Argument(std::uint8_t value) noexcept : type_(ParamType::U8), bits_(value) {}
+  Argument(std::uint16_t value) noexcept : type_(ParamType::U16), bits_(value) {}
+  Argument(std::uint32_t value) noexcept : type_(ParamType::U32), bits_(value) {}
+  Argument(std::uint64_t value) noexcept : type_(ParamType::U64), bits_(value) {}
+  Argument(half_storage value) noexcept : type_(ParamType::FP16), bits_(value.bits) {}
+  Argument(bfloat16_storage value) noexcept : type_(ParamType::BF16), bits_(value.bits) {}
+  Argument(Float16Arg value) noexcept : Argument(value.get()) {}
+  Argument(BFloat16Arg value) noexcept : Argument(value.get()) {}
+  Argument(float value) noexcept
+      : type_(ParamType::FP32), bits_(std::bit_cast<std::uint32_t>(value)) {}
+  Argument(double value) noexcept
+      : type_(ParamType::FP64), bits_(std::bit_cast<std::uint64_t>(value)) {}
+#ifdef AUTOPLUGIN_HAS_CUDA_TYPES
+  Argument(__half value) noexcept : Argument(Float16Arg(value)) {}
+  Argument(__nv_bfloat16 value) noexcept : Argument(BFloat16Arg(value)) {}
+#endif
+
+  ParamType type() const noexcept { return type_; }
+  // The value's bit pattern, zero-extended (sign-extended for signed integers).
+  std::uint64_t bits() const noexcept { return bits_; }
+
+ private:
+  Argument(ParamType type, std::int64_t value) noexcept
+      : type_(type), bits_(static_cast<std::uint64_t>(value)) {}
+  ParamType type_;
+  std::uint64_t bits_;
+};
+
+inline constexpr std::size_t kMaxParameters = 64;
+
+// The kernel-parameter array cuLaunchKernel takes, built from checked arguments.
+class PackedArguments {
+ public:
+  // Throws autoplugin::Error naming the kernel and the parameter when the count, a type, or a
+  // divisibility promise does not hold; and when the scratch memory is too small for `grid`.
+  PackedArguments(const KernelImage& image, std::initializer_list<Argument> arguments, Grid grid,
+                  Workspace scratch);
+  PackedArguments(const PackedArguments&) = delete;
+  PackedArguments& operator=(const PackedArguments&) = delete;
+
+  // What cuLaunchKernel reads: one pointer per kernel parameter, to that parameter's bytes.
+  void** kernel_params() noexcept { return pointers_.data(); }
+  std::size_t count() const noexcept { return count_; }
+  // The bytes of parameter `index` as the kernel receives them (little-endian).
+  std::span<const std::byte> bytes(std::size_t index) const noexcept;
+
+ private:
+  std::array<std::uint64_t, kMaxParameters> values_{};
+  std::array<void*, kMaxParameters> pointers_{};
+  std::array<std::uint8_t, kMaxParameters> sizes_{};
+  std::size_t count_ = 0;
+};
+
+// Loads the kernel into the stream's CUDA context (the current one for the default stream; once
+// per context; cubin, else PTX) and launches it. A grid without programs launches nothing. Throws
+// autoplugin::Error naming the kernel on any failure: no CUDA driver, a module that does not load
+// on this GPU, bad arguments, a failed launch. Never exits the process.
+void launch(const KernelImage& image, Grid grid, Stream stream,
+            std::initializer_list<Argument> arguments, Workspace scratch = {});
+
+}  // namespace autoplugin::triton

@@ -1,0 +1,11 @@
+// Uses a Triton kernel embedded from an artefact through the installed package.
+#include <iostream>
+
+#include "test_scale_add.h"
+
+int main() {
+  const autoplugin::triton::KernelImage& image = pkg::test_scale_add::image();
+  std::cout << image.name << " " << image.parameters.size() << " parameters, BLOCK "
+            << pkg::test_scale_add::BLOCK << "\n";
+  return image.cubin.empty() ? 1 : 0;
+}

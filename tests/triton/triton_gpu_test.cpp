@@ -1,0 +1,222 @@
+// Triton AOT kernels launched on a GPU through autoplugin::triton (no Python): scalar
+// parameters of every type, an fp32 scalar, scratch memory, argument checks before any launch,
+// and a module that cannot load reported as an error (never exit()). Exits 77 (skipped) when
+// there is no GPU.
+#include <autoplugin/error.h>
+#include <autoplugin/triton.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "test_scalars.h"
+#include "test_scale_add.h"
+#include "test_tile_copy.h"
+
+namespace {
+
+namespace tr = autoplugin::triton;
+using autoplugin_test::test_scalars;
+using autoplugin_test::test_scale_add;
+using autoplugin_test::test_tile_copy;
+
+int failures = 0;
+
+void expect(bool condition, const std::string& what) {
+  std::printf("%s  %s\n", condition ? "ok  " : "FAIL", what.c_str());
+  if (!condition) ++failures;
+}
+
+void cuda(cudaError_t status, const char* call) {
+  if (status != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", call, cudaGetErrorString(status));
+    std::exit(1);
+  }
+}
+
+template <typename T>
+struct DeviceBuffer {
+  explicit DeviceBuffer(std::size_t count) : count(count) {
+    cuda(cudaMalloc(&data, count * sizeof(T)), "cudaMalloc");
+  }
+  ~DeviceBuffer() { cudaFree(data); }
+  std::vector<T> read() const {
+    std::vector<T> host(count);
+    cuda(cudaMemcpy(host.data(), data, count * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    return host;
+  }
+  void write(const std::vector<T>& host) {
+    cuda(cudaMemcpy(data, host.data(), count * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+  }
+  T* data = nullptr;
+  std::size_t count;
+};
+
+std::string error_of(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const autoplugin::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void fp32_scalar(cudaStream_t stream) {
+  const int n = 10000;  // not a multiple of the block
+  std::vector<float> x(n), y(n);
+  for (int i = 0; i < n; ++i) {
+    x[i] = static_cast<float>(i) * 0.25f;
+    y[i] = 1.0f - static_cast<float>(i);
+  }
+  DeviceBuffer<float> dx(n), dy(n), dout(n);
+  dx.write(x);
+  dy.write(y);
+  test_scale_add::launch(tr::make_grid(tr::cdiv(n, test_scale_add::BLOCK)), stream, dx.data,
+                         dy.data, dout.data, n, 0.5f);
+  cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  const std::vector<float> out = dout.read();
+  int wrong = 0;
+  for (int i = 0; i < n; ++i) {
+    if (std::fabs(out[i] - (0.5f * x[i] + y[i])) > 1e-5f * (1.0f + std::fabs(y[i]))) ++wrong;
+  }
+  expect(wrong == 0, "scale_add: out = 0.5 * x + y for all " + std::to_string(n) +
+                         " elements (fp32 scalar passed as 4 bytes): " + std::to_string(wrong) +
+                         " wrong");
+}
+
+void every_scalar_type(cudaStream_t stream) {
+  DeviceBuffer<double> out(11);
+  test_scalars::launch(tr::make_grid(1), stream, out.data, true, std::int8_t{-2},
+                       std::int16_t{-300}, std::int32_t{-32}, std::int64_t{-5'000'000'000},
+                       std::uint8_t{200}, std::uint32_t{4'000'000'000u}, std::uint64_t{1} << 40,
+                       1.5f, -2.0f, 0.25);
+  cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  const std::vector<double> expected = {1,   -2, -300, -32, -5e9, 200, 4e9, 1099511627776.0,
+                                        1.5, -2, 0.25};
+  const std::vector<double> got = out.read();
+  std::string text;
+  for (double v : got) text += std::to_string(v) + " ";
+  expect(got == expected,
+         "scalars: i1 i8 i16 i32 i64 u8 u32 u64 fp16 bf16 fp64 arrive intact: " + text);
+}
+
+void scratch_memory(cudaStream_t stream) {
+  const int rows = 128, cols = 192;
+  std::vector<float> x(rows * cols);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  DeviceBuffer<float> dx(x.size()), dout(x.size());
+  dx.write(x);
+  const tr::Grid grid = tr::make_grid(tr::cdiv(rows, test_tile_copy::BLOCK_M),
+                                      tr::cdiv(cols, test_tile_copy::BLOCK_N));
+  const std::size_t bytes = test_tile_copy::scratch_bytes(grid);
+  DeviceBuffer<unsigned char> scratch(bytes);
+  const std::string small = error_of([&] {
+    test_tile_copy::launch(grid, stream, {scratch.data, bytes - 1}, dx.data, dout.data, rows, cols);
+  });
+  expect(small.find("bytes of scratch memory") != std::string::npos,
+         "tile_copy: too little scratch is refused before launch: " + small);
+  test_tile_copy::launch(grid, stream, {scratch.data, bytes}, dx.data, dout.data, rows, cols);
+  cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  expect(dout.read() == x, "tile_copy: device-side tensor descriptors in " + std::to_string(bytes) +
+                               " bytes of scratch copy the tensor");
+}
+
+void checks_before_launch(cudaStream_t stream) {
+  DeviceBuffer<float> buffer(64);
+  const std::string misaligned = error_of([&] {
+    test_scale_add::launch(tr::make_grid(1), stream, buffer.data + 1, buffer.data, buffer.data, 8,
+                           1.0f);
+  });
+  expect(misaligned.find("not a multiple of 16") != std::string::npos,
+         "a pointer that breaks the ':16' promise is refused: " + misaligned);
+}
+
+void unloadable_module(cudaStream_t stream) {
+  static const unsigned char junk_cubin[] = {0x7f, 'E', 'L', 'F', 0, 0, 0, 0};
+  static const char junk_ptx[] = "this is not PTX";
+  tr::KernelImage broken = test_scale_add::image();
+  broken.name = "broken";
+  broken.cubin = junk_cubin;
+  broken.ptx = junk_ptx;
+  DeviceBuffer<float> buffer(64);
+  const std::string message = error_of([&] {
+    tr::launch(broken, tr::make_grid(1), stream,
+               {static_cast<const void*>(buffer.data), static_cast<const void*>(buffer.data),
+                static_cast<const void*>(buffer.data), std::int32_t{8}, 1.0f});
+  });
+  expect(message.find("Triton kernel 'broken': the kernel does not load on this GPU") !=
+             std::string::npos,
+         "a kernel that does not load is an error, not exit(): " + message);
+  expect(cudaGetLastError() == cudaSuccess, "the CUDA context is still usable afterwards");
+}
+
+// Images are values: two different kernels' images at one address are two kernels.
+void copied_images(cudaStream_t stream) {
+  DeviceBuffer<float> x(64), y(64), out(64);
+  x.write(std::vector<float>(64, 2.0f));
+  y.write(std::vector<float>(64, 1.0f));
+  tr::KernelImage copy = test_scale_add::image();
+  tr::launch(copy, tr::make_grid(1), stream,
+             {static_cast<const void*>(x.data), static_cast<const void*>(y.data),
+              static_cast<const void*>(out.data), std::int32_t{64}, 3.0f});
+  DeviceBuffer<double> scalars(11);
+  copy = test_scalars::image();
+  tr::launch(copy, tr::make_grid(1), stream,
+             {static_cast<const void*>(scalars.data), true, std::int8_t{1}, std::int16_t{2},
+              std::int32_t{16}, std::int64_t{4}, std::uint8_t{5}, std::uint32_t{6},
+              std::uint64_t{7}, tr::Float16Arg(8.0f), tr::BFloat16Arg(9.0f), 10.0});
+  cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  expect(out.read() == std::vector<float>(64, 7.0f) &&
+             scalars.read() == std::vector<double>{1, 1, 2, 16, 4, 5, 6, 7, 8, 9, 10},
+         "two kernels' images copied to one address launch their own kernels");
+}
+
+// A thread that never used CUDA has no current context: the stream's context is used.
+void thread_without_context(cudaStream_t stream) {
+  DeviceBuffer<float> x(16), y(16), out(16);
+  x.write(std::vector<float>(16, 1.0f));
+  y.write(std::vector<float>(16, 0.5f));
+  std::string error;
+  std::thread worker([&] {
+    error = error_of([&] {
+      test_scale_add::launch(tr::make_grid(1), stream, x.data, y.data, out.data, 16, 2.0f);
+    });
+  });
+  worker.join();
+  cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  expect(error.empty() && out.read() == std::vector<float>(16, 2.5f),
+         "a launch from a thread without a current context runs in its stream's context" +
+             (error.empty() ? std::string() : ": " + error));
+}
+
+}  // namespace
+
+int main() {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("SKIPPED: no GPU: Triton kernels are not launched\n");
+    return 77;
+  }
+  cudaStream_t stream = nullptr;
+  cuda(cudaStreamCreate(&stream), "cudaStreamCreate");
+  try {
+    fp32_scalar(stream);
+    every_scalar_type(stream);
+    scratch_memory(stream);
+    checks_before_launch(stream);
+    unloadable_module(stream);
+    copied_images(stream);
+    thread_without_context(stream);
+    fp32_scalar(stream);  // again: the kernel loaded by the first launch is reused
+  } catch (const std::exception& e) {
+    expect(false, std::string("unexpected error: ") + e.what());
+  }
+  cudaStreamDestroy(stream);
+  std::printf("%d failed\n", failures);
+  return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,274 @@
+// Triton AOT support on the CPU: the metadata recorded from real compiled kernels (the artefacts
+// in tests/triton/aot), argument packing against it, grids and scratch memory.
+#include <autoplugin/error.h>
+#include <autoplugin/triton.h>
+#include <dlfcn.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "test_scalars.h"
+#include "test_scale_add.h"
+#include "test_tile_copy.h"
+
+namespace {
+
+namespace tr = autoplugin::triton;
+using autoplugin_test::test_scalars;
+using autoplugin_test::test_scale_add;
+using autoplugin_test::test_tile_copy;
+using ::testing::HasSubstr;
+
+// Device addresses are only packed, never dereferenced, on the CPU.
+const void* address(std::uintptr_t value) { return reinterpret_cast<const void*>(value); }
+const float* float_address(std::uintptr_t value) {
+  return static_cast<const float*>(address(value));
+}
+
+template <typename T>
+T read_as(const tr::PackedArguments& packed, std::size_t index) {
+  T value{};
+  const auto bytes = packed.bytes(index);
+  EXPECT_EQ(bytes.size(), sizeof(T)) << "parameter " << index;
+  std::memcpy(&value, bytes.data(), std::min(bytes.size(), sizeof(T)));
+  return value;
+}
+
+std::string error_of(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const autoplugin::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(TritonImage, RecordsTheCompiledSignature) {
+  const tr::KernelImage& image = test_scale_add::image();
+  EXPECT_STREQ(image.name, "test_scale_add");
+  EXPECT_STREQ(image.function, "scale_add_kernel");
+  EXPECT_STREQ(image.signature, "*fp32:16, *fp32:16, *fp32:16, i32, fp32, 1024");
+  EXPECT_EQ(image.arch, 90);
+  EXPECT_EQ(image.num_warps, 4);
+  ASSERT_EQ(image.parameters.size(), 5u);
+  const char* names[] = {"x", "y", "out", "n", "alpha"};
+  const tr::ParamType types[] = {tr::ParamType::Pointer, tr::ParamType::Pointer,
+                                 tr::ParamType::Pointer, tr::ParamType::I32, tr::ParamType::FP32};
+  const std::uint32_t divisibility[] = {16, 16, 16, 1, 1};
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_STREQ(image.parameters[i].name, names[i]);
+    EXPECT_EQ(image.parameters[i].type, types[i]);
+    EXPECT_EQ(image.parameters[i].divisibility, divisibility[i]);
+  }
+  ASSERT_EQ(image.constants.size(), 1u);
+  EXPECT_STREQ(image.constants[0].name, "BLOCK");
+  EXPECT_EQ(test_scale_add::BLOCK, 1024);
+  // Triton 3.x: two trailing scratch pointers, unused by this kernel.
+  EXPECT_EQ(image.scratch_parameters, 2);
+  EXPECT_EQ(image.global_scratch_bytes, 0u);
+  // An ELF cubin and NUL-terminated PTX.
+  ASSERT_GT(image.cubin.size(), 4u);
+  EXPECT_EQ(std::memcmp(image.cubin.data(),
+                        "\x7f"
+                        "ELF",
+                        4),
+            0);
+  EXPECT_EQ(image.ptx.back(), '\0');
+  EXPECT_THAT(std::string(image.ptx.data()), HasSubstr(".entry scale_add_kernel"));
+}
+
+TEST(TritonImage, KernelWithDescriptorsNeedsGlobalScratch) {
+  const tr::KernelImage& image = test_tile_copy::image();
+  EXPECT_EQ(image.scratch_parameters, 2);
+  EXPECT_GT(image.global_scratch_bytes, 0u);
+  EXPECT_GE(image.global_scratch_align, 64u);
+  EXPECT_EQ(test_tile_copy::BLOCK_M, 64);
+}
+
+TEST(TritonPacking, Fp32ScalarIsFourBytesOfFloat) {
+  tr::PackedArguments packed(
+      test_scale_add::image(),
+      {address(0x1000), address(0x2000), address(0x3000), std::int32_t{100}, 0.5f},
+      tr::make_grid(1), {});
+  ASSERT_EQ(packed.count(), 7u);  // five arguments, two scratch pointers
+  EXPECT_EQ(read_as<std::uint64_t>(packed, 0), 0x1000u);
+  EXPECT_EQ(read_as<std::uint64_t>(packed, 2), 0x3000u);
+  EXPECT_EQ(read_as<std::int32_t>(packed, 3), 100);
+  // The kernel reads 4 bytes: they must be the float's (Triton's own AOT C passes a double).
+  EXPECT_EQ(read_as<std::uint32_t>(packed, 4), 0x3f000000u);
+  EXPECT_EQ(read_as<std::uint64_t>(packed, 5), 0u);  // global scratch: none needed
+  EXPECT_EQ(read_as<std::uint64_t>(packed, 6), 0u);  // profile scratch
+  void** params = packed.kernel_params();
+  EXPECT_EQ(*static_cast<float*>(params[4]), 0.5f);
+}
+
+TEST(TritonPacking, DoubleForFp32IsRejected) {
+  const std::string message = error_of([] {
+    tr::PackedArguments packed(
+        test_scale_add::image(),
+        {address(0x1000), address(0x2000), address(0x3000), std::int32_t{100}, 0.5},
+        tr::make_grid(1), {});
+  });
+  EXPECT_THAT(message, HasSubstr("Triton kernel 'test_scale_add': argument 4 ('alpha', fp32) "
+                                 "was given a double; it takes a float"));
+  EXPECT_THAT(message, HasSubstr("garbage"));
+}
+
+TEST(TritonPacking, WrongCountListsTheSignature) {
+  const std::string message = error_of([] {
+    tr::PackedArguments packed(test_scale_add::image(), {address(0x1000), std::int32_t{1}},
+                               tr::make_grid(1), {});
+  });
+  EXPECT_THAT(message, HasSubstr("takes 5 arguments (x: *fp32:16, y: *fp32:16, out: *fp32:16, "
+                                 "n: i32, alpha: fp32); the launch passed 2"));
+}
+
+TEST(TritonPacking, IntegerWidthMustMatch) {
+  const std::string message = error_of([] {
+    tr::PackedArguments packed(
+        test_scale_add::image(),
+        {address(0x1000), address(0x2000), address(0x3000), std::int64_t{100}, 0.5f},
+        tr::make_grid(1), {});
+  });
+  EXPECT_THAT(message, HasSubstr("argument 3 ('n', i32) was given a std::int64_t; it takes a "
+                                 "std::int32_t"));
+}
+
+TEST(TritonPacking, DivisibilityPromisesAreChecked) {
+  const std::string pointer = error_of([] {
+    tr::PackedArguments packed(
+        test_scale_add::image(),
+        {address(0x1000), address(0x2004), address(0x3000), std::int32_t{100}, 0.5f},
+        tr::make_grid(1), {});
+  });
+  EXPECT_THAT(pointer, HasSubstr("argument 1 ('y', *fp32:16) is address 0x2004, not a multiple "
+                                 "of 16: the kernel was compiled assuming it is"));
+  const std::string integer = error_of([] {
+    tr::PackedArguments packed(
+        test_tile_copy::image(),
+        {address(0x1000), address(0x2000), std::int32_t{64}, std::int32_t{40}}, tr::make_grid(1),
+        {});
+  });
+  EXPECT_THAT(integer, HasSubstr("argument 3 ('cols', i32:16) is 40, not a multiple of 16"));
+}
+
+TEST(TritonPacking, EveryScalarTypeHasItsKernelSize) {
+  const tr::Float16Arg half(1.5f);
+  const tr::BFloat16Arg bfloat(-2.0f);
+  tr::PackedArguments packed(
+      test_scalars::image(),
+      {address(0x1000), true, std::int8_t{-2}, std::int16_t{-300}, std::int32_t{-32},
+       std::int64_t{-5'000'000'000}, std::uint8_t{200}, std::uint32_t{4'000'000'000u},
+       std::uint64_t{1} << 40, half, bfloat, 0.25},
+      tr::make_grid(1), {});
+  ASSERT_EQ(packed.count(), 14u);
+  EXPECT_EQ(read_as<std::uint8_t>(packed, 1), 1u);
+  EXPECT_EQ(read_as<std::int8_t>(packed, 2), -2);
+  EXPECT_EQ(read_as<std::int16_t>(packed, 3), -300);
+  EXPECT_EQ(read_as<std::int32_t>(packed, 4), -32);
+  EXPECT_EQ(read_as<std::int64_t>(packed, 5), -5'000'000'000);
+  EXPECT_EQ(read_as<std::uint8_t>(packed, 6), 200u);
+  EXPECT_EQ(read_as<std::uint32_t>(packed, 7), 4'000'000'000u);
+  EXPECT_EQ(read_as<std::uint64_t>(packed, 8), std::uint64_t{1} << 40);
+  EXPECT_EQ(read_as<std::uint16_t>(packed, 9), 0x3e00u);   // 1.5 in IEEE half
+  EXPECT_EQ(read_as<std::uint16_t>(packed, 10), 0xc000u);  // -2.0 in bfloat16
+  EXPECT_EQ(read_as<double>(packed, 11), 0.25);
+}
+
+TEST(TritonImage, PythonNamesThatAreNotCppIdentifiersAreRenamedInLaunch) {
+  const tr::KernelImage& image = test_scalars::image();
+  EXPECT_STREQ(image.parameters[1].name, "stream");  // the metadata keeps Python's names
+  EXPECT_STREQ(image.parameters[11].name, "double");
+  // launch(grid, stream, out, stream_, ..., double_) compiles: see the static_asserts below.
+}
+
+TEST(TritonScratch, SizedPerProgramAndChecked) {
+  const tr::KernelImage& image = test_tile_copy::image();
+  const tr::Grid grid = tr::make_grid(3, 2);
+  const std::size_t needed = tr::scratch_bytes(image, grid);
+  EXPECT_EQ(needed, std::size_t{image.global_scratch_bytes} * 6);
+  EXPECT_EQ(test_tile_copy::scratch_bytes(grid), needed);
+  const std::initializer_list<tr::Argument> arguments = {address(0x1000), address(0x2000),
+                                                         std::int32_t{128}, std::int32_t{128}};
+  tr::PackedArguments packed(image, arguments, grid, {reinterpret_cast<void*>(0x10000), needed});
+  EXPECT_EQ(read_as<std::uint64_t>(packed, 4), 0x10000u);
+  EXPECT_EQ(read_as<std::uint64_t>(packed, 5), 0u);  // no profile scratch
+  const std::string small = error_of([&] {
+    tr::PackedArguments p(image, arguments, grid, {reinterpret_cast<void*>(0x10000), needed - 1});
+  });
+  EXPECT_THAT(small, HasSubstr("needs " + std::to_string(needed) +
+                               " bytes of scratch memory for 6 programs; the launch passed " +
+                               std::to_string(needed - 1)));
+  const std::string null_scratch = error_of([&] {
+    tr::PackedArguments p(image, arguments, grid, {nullptr, needed});
+  });
+  EXPECT_THAT(null_scratch, HasSubstr("needs scratch memory; the launch passed a null address"));
+  const std::string overflow = error_of([&] {
+    tr::PackedArguments p(image, arguments, tr::make_grid(2147483647, 65535, 65535), {});
+  });
+  EXPECT_THAT(overflow, HasSubstr("scratch memory for the grid overflows 64 bits"));
+  const std::string misaligned = error_of([&] {
+    tr::PackedArguments p(image, arguments, grid, {reinterpret_cast<void*>(0x10008), needed});
+  });
+  EXPECT_THAT(misaligned, HasSubstr("is not aligned to the"));
+}
+
+TEST(TritonGrid, LimitsAndCeilingDivision) {
+  EXPECT_EQ(tr::cdiv(0, 4), 0);
+  EXPECT_EQ(tr::cdiv(9, 4), 3);
+  EXPECT_EQ(tr::cdiv(8, 4), 2);
+  const tr::Grid grid = tr::make_grid(2147483647, 65535, 1);
+  EXPECT_EQ(grid.x, 2147483647u);
+  EXPECT_EQ(grid.programs(), 2147483647ull * 65535);
+  EXPECT_THAT(error_of([] { tr::make_grid(2147483648); }),
+              HasSubstr("axis 0 has 2147483648 programs; CUDA allows 0..2147483647"));
+  EXPECT_THAT(error_of([] { tr::make_grid(1, 65536); }), HasSubstr("axis 1"));
+  EXPECT_THAT(error_of([] { tr::make_grid(1, 1, -1); }),
+              HasSubstr("axis 2 has -1 programs; it cannot be negative"));
+}
+
+// The generated launch() is typed from the signature.
+using Stream = autoplugin::Stream;
+static_assert(std::is_invocable_v<decltype(&test_scale_add::launch), tr::Grid, Stream, const float*,
+                                  const float*, float*, std::int32_t, float>);
+static_assert(!std::is_invocable_v<decltype(&test_scale_add::launch), tr::Grid, Stream,
+                                   const double*, const float*, float*, std::int32_t, float>,
+              "a pointer of another dtype does not convert");
+static_assert(!std::is_invocable_v<decltype(&test_scale_add::launch), tr::Grid, Stream,
+                                   const float*, const float*, float*, std::int32_t>,
+              "every argument is required");
+static_assert(
+    std::is_invocable_v<decltype(&test_scalars::launch), tr::Grid, Stream, double*, bool,
+                        std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t,
+                        std::uint32_t, std::uint64_t, float, float, double>);
+static_assert(
+    std::is_invocable_v<decltype(&test_tile_copy::launch), tr::Grid, Stream, autoplugin::Workspace,
+                        const float*, float*, std::int32_t, std::int32_t>,
+    "a kernel that needs scratch memory takes it");
+
+TEST(TritonLaunch, WithoutCudaDriverIsAnErrorNotACrash) {
+  if (void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
+    dlclose(driver);
+    GTEST_SKIP() << "a CUDA driver is installed: launching is tested by triton_gpu_test";
+  }
+  const std::string message = error_of([] {
+    test_scale_add::launch(tr::make_grid(1), nullptr, float_address(0x1000), float_address(0x2000),
+                           nullptr, 100, 0.5f);
+  });
+  EXPECT_THAT(message, HasSubstr("Triton kernel 'test_scale_add': the CUDA driver library "
+                                 "(libcuda.so.1) cannot be loaded"));
+}
+
+TEST(TritonLaunch, EmptyGridLaunchesNothing) {
+  // No driver call is made (none is needed, and none may be available here).
+  EXPECT_NO_THROW(test_scale_add::launch(tr::make_grid(0), nullptr, float_address(0x1000),
+                                         float_address(0x2000), nullptr, 0, 1.f));
+}
+
+}  // namespace
