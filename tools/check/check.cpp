@@ -266,6 +266,7 @@ struct Options {
   std::string version;
   std::vector<CheckCase> cases;
   std::string reference;
+  std::string reference_op;  // another op of the library whose outputs are the reference
   bool cpu_only = false;
   bool json = false;
   std::uint64_t seed = 1;
@@ -823,8 +824,26 @@ void CaseRun::tactics_and_runs() {
       expected = reference_outputs();
       return "";
     });
+  } else if (gpu_ && !options_.reference_op.empty()) {
+    step("reference: " + options_.reference_op, [&]() -> std::string {
+      // The same case (so the same inputs, from the same seed) through the other op's plugin.
+      Options reference = options_;
+      reference.op = options_.reference_op;
+      reference.version.clear();
+      reference.reference_op.clear();
+      Report nested;
+      CaseRun run(reference, case_, library_, logger_, nested, gpu_);
+      run.run();
+      if (nested.failures() != 0 || !run.first_outputs_) {
+        std::ostringstream text;
+        nested.print(text);
+        return "the reference op did not pass its own check:\n" + text.str();
+      }
+      expected = std::move(run.first_outputs_);
+      return "";
+    });
   } else if (gpu_) {
-    report_.skip("reference", "no --reference command: outputs are not compared");
+    report_.skip("reference", "no --reference: outputs are not compared");
   }
   for (std::int32_t tactic : tactics_) {
     const std::string label = "tactic " + std::to_string(tactic);
@@ -968,9 +987,10 @@ void check_usage(std::ostream& out) {
   out << "usage: autoplugin check LIB.so --op NS::NAME [--version V]\n"
          "         (--case FILE.json | --input DTYPE:SHAPE... [--attr NAME=VALUE]...\n"
          "          [--shape-input V,V,...]... [--expect-shape AxB]...)\n"
-         "         [--reference COMMAND] [--seed N] [--cpu] [--json]\n"
+         "         [--reference COMMAND | --reference-op NS::NAME] [--seed N] [--cpu] [--json]\n"
          "  SHAPE is like 2x3x8; a dimension may be a range MIN..MAX (run at MAX).\n"
-         "  COMMAND gets a folder with case.json and input<k>.npy, and writes output<j>.npy.\n";
+         "  COMMAND gets a folder with case.json and input<k>.npy, and writes output<j>.npy.\n"
+         "  --reference-op compares with another op of the same library on the same inputs.\n";
 }
 
 Options parse_check_args(const std::vector<std::string_view>& args) {
@@ -1001,6 +1021,8 @@ Options parse_check_args(const std::vector<std::string_view>& args) {
       flags_case.expect_shapes.push_back(parse_input_flag("float32:" + std::string(value())).opt);
     } else if (a == "--reference") {
       options.reference = value();
+    } else if (a == "--reference-op") {
+      options.reference_op = value();
     } else if (a == "--seed") {
       options.seed = std::stoull(std::string(value()));
     } else if (a == "--cpu") {
@@ -1014,6 +1036,9 @@ Options parse_check_args(const std::vector<std::string_view>& args) {
     }
   }
   if (options.library.empty()) throw Error("no plugin library given");
+  if (!options.reference.empty() && !options.reference_op.empty()) {
+    throw Error("give --reference or --reference-op, not both");
+  }
   if (!case_file.empty()) {
     CheckFile file = load_check_file(case_file);
     if (options.op.empty()) options.op = file.op;
