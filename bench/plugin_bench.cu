@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -102,12 +103,12 @@ double median_ms(Run&& run, cudaStream_t stream, int iterations) {
   return times[times.size() / 2];
 }
 
-// circular_pad, gelu_tanh or nonzero through the plugin's enqueue.
+// circular_pad, circular_pad_triton, gelu_tanh or nonzero through the plugin's enqueue.
 int time_op(const std::string& op, const std::string& dtype, const std::vector<std::int64_t>& shape,
             const std::vector<std::int64_t>& padding, int iterations) {
   std::vector<std::int64_t> out_shape = shape;
   std::vector<nvinfer1::PluginField> fields;
-  if (op == "circular_pad") {
+  if (op == "circular_pad" || op == "circular_pad_triton") {
     for (std::size_t i = 0; i < padding.size() / 2; ++i) {
       out_shape[out_shape.size() - 1 - i] += padding[2 * i] + padding[2 * i + 1];
     }
@@ -160,7 +161,9 @@ int time_op(const std::string& op, const std::string& dtype, const std::vector<s
   return 0;
 }
 
-// Host microseconds per call, on a one-element tensor: what a call costs the CPU thread.
+// Host microseconds per call, on tiny tensors: what a call costs the CPU thread. Launch costs
+// drift while the process warms up, so the variants are measured in interleaved rounds after a
+// warm-up, and each one's median round is reported.
 int time_overhead(int calls) {
   cudaStream_t stream;
   check(cudaStreamCreate(&stream), "stream");
@@ -168,13 +171,45 @@ int time_overhead(int calls) {
   float* y = nullptr;
   check(cudaMalloc(&x, sizeof(float)), "malloc");
   check(cudaMalloc(&y, sizeof(float)), "malloc");
-  Plugin p = make_plugin("torchtrt_ex::gelu_tanh", {});
+  Plugin gelu = make_plugin("torchtrt_ex::gelu_tanh", {});
   const auto in = desc(nvinfer1::DataType::kFLOAT, {1});
-  if (p.runtime->onShapeChange(&in, 1, &in, 1) != 0) return 1;
+  if (gelu.runtime->onShapeChange(&in, 1, &in, 1) != 0) return 1;
   const void* inputs[] = {x};
   void* outputs[] = {y};
   const std::int64_t one = 1;
-  auto host_us = [&](auto&& call) {
+  // circular_pad on [1, 1]: the CUDA kernel's plugin, and the Triton kernel's (driver API launch).
+  const std::vector<std::int64_t> no_padding = {0, 0};
+  const std::vector<nvinfer1::PluginField> pad_fields = {
+      {"padding", no_padding.data(), nvinfer1::PluginFieldType::kINT64, 2}};
+  const auto pad_desc = desc(nvinfer1::DataType::kFLOAT, {1, 1});
+  Plugin pad = make_plugin("torchtrt_ex::circular_pad", pad_fields);
+  Plugin pad_triton = make_plugin("torchtrt_ex::circular_pad_triton", pad_fields);
+  for (Plugin* p : {&pad, &pad_triton}) {
+    if (p->runtime->onShapeChange(&pad_desc, 1, &pad_desc, 1) != 0) return 1;
+  }
+  struct Variant {
+    const char* key;
+    std::function<void()> call;
+    std::vector<double> rounds;
+  };
+  std::vector<Variant> variants = {
+      {"empty_launch_us", [&] { empty_kernel<<<1, 1, 0, stream>>>(); }, {}},
+      {"direct_call_us",
+       [&] {
+         gelu_tanh<float>(ap::In<float>(x, {&one, 1}), ap::Out<float>(y, {&one, 1}), stream);
+       },
+       {}},
+      {"plugin_enqueue_us",
+       [&] { gelu.runtime->enqueue(&in, &in, inputs, outputs, nullptr, stream); },
+       {}},
+      {"circular_pad_enqueue_us",
+       [&] { pad.runtime->enqueue(&pad_desc, &pad_desc, inputs, outputs, nullptr, stream); },
+       {}},
+      {"circular_pad_triton_enqueue_us",
+       [&] { pad_triton.runtime->enqueue(&pad_desc, &pad_desc, inputs, outputs, nullptr, stream); },
+       {}},
+  };
+  auto host_us = [&](const std::function<void()>& call) {
     double total = 0;
     for (int i = 0; i < calls; ++i) {
       if (i % 256 == 0) check(cudaStreamSynchronize(stream), "sync");  // never a full queue
@@ -186,16 +221,19 @@ int time_overhead(int calls) {
     check(cudaStreamSynchronize(stream), "sync");
     return total / calls;
   };
-  host_us([&] { empty_kernel<<<1, 1, 0, stream>>>(); });  // warm-up
-  const double empty = host_us([&] { empty_kernel<<<1, 1, 0, stream>>>(); });
-  const double direct = host_us([&] {
-    gelu_tanh<float>(ap::In<float>(x, {&one, 1}), ap::Out<float>(y, {&one, 1}), stream);
-  });
-  const double enqueue =
-      host_us([&] { p.runtime->enqueue(&in, &in, inputs, outputs, nullptr, stream); });
-  std::printf(
-      "{\"empty_launch_us\": %.3f, \"direct_call_us\": %.3f, \"plugin_enqueue_us\": %.3f}\n", empty,
-      direct, enqueue);
+  for (int warm_up = 0; warm_up < 3; ++warm_up) {
+    for (Variant& v : variants) host_us(v.call);
+  }
+  for (int round = 0; round < 7; ++round) {
+    for (Variant& v : variants) v.rounds.push_back(host_us(v.call));
+  }
+  std::printf("{");
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    auto& rounds = variants[i].rounds;
+    std::sort(rounds.begin(), rounds.end());
+    std::printf("%s\"%s\": %.3f", i == 0 ? "" : ", ", variants[i].key, rounds[rounds.size() / 2]);
+  }
+  std::printf("}\n");
   return 0;
 }
 
@@ -203,15 +241,17 @@ int time_overhead(int calls) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  if (mode == "overhead") return time_overhead(argc > 2 ? std::atoi(argv[2]) : 20000);
-  if ((mode == "circular_pad" || mode == "gelu_tanh" || mode == "nonzero") && argc >= 4) {
+  if (mode == "overhead") return time_overhead(argc > 2 ? std::atoi(argv[2]) : 5000);
+  if ((mode == "circular_pad" || mode == "circular_pad_triton" || mode == "gelu_tanh" ||
+       mode == "nonzero") &&
+      argc >= 4) {
     const std::vector<std::int64_t> padding =
         argc > 4 ? parse_list(argv[4]) : std::vector<std::int64_t>{};
     return time_op(mode, argv[2], parse_list(argv[3]), padding, argc > 5 ? std::atoi(argv[5]) : 50);
   }
   std::fprintf(stderr,
                "usage: autoplugin_bench overhead [CALLS]\n"
-               "       autoplugin_bench circular_pad|gelu_tanh|nonzero DTYPE D0,D1,... [PADDING] "
-               "[ITERATIONS]\n");
+               "       autoplugin_bench circular_pad|circular_pad_triton|gelu_tanh|nonzero DTYPE "
+               "D0,D1,... [PADDING] [ITERATIONS]\n");
   return 2;
 }
