@@ -45,7 +45,8 @@ void print_not_done_here() {
   std::cout << "\nNot done by this command:\n";
 #ifdef AUTOPLUGIN_WITH_EXAMPLES
   std::cout << "  - running the kernels: describe needs no GPU and launches nothing;\n"
-               "    the examples' CUDA code was compiled and linked, not executed.\n";
+               "    the examples' CUDA code was compiled and linked, and their Triton kernels\n"
+               "    " AUTOPLUGIN_TRITON_KERNELS ", but none was executed.\n";
 #else
   std::cout << "  - the bundled examples were not built (no CUDA compiler was found).\n";
 #endif
