@@ -105,6 +105,11 @@ function(autoplugin_add_triton_kernel name)
   endif()
   cmake_parse_arguments(ARG "" "SOURCE;KERNEL;SIGNATURE;NUM_WARPS;NUM_STAGES;ARCH;NAMESPACE;ARTEFACT_DIR"
                         "" ${ARGN})
+  if(ARG_UNPARSED_ARGUMENTS OR ARG_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "autoplugin_add_triton_kernel(${name}): unexpected or incomplete "
+      "arguments: ${ARG_UNPARSED_ARGUMENTS} ${ARG_KEYWORDS_MISSING_VALUES} (keywords: SOURCE "
+      "KERNEL SIGNATURE NUM_WARPS NUM_STAGES ARCH NAMESPACE ARTEFACT_DIR; quote the SIGNATURE)")
+  endif()
   foreach(required SOURCE KERNEL SIGNATURE)
     if("${ARG_${required}}" STREQUAL "")
       message(FATAL_ERROR "autoplugin_add_triton_kernel(${name}): ${required} is required")
@@ -126,6 +131,8 @@ function(autoplugin_add_triton_kernel name)
     set(ARG_ARTEFACT_DIR ${CMAKE_CURRENT_SOURCE_DIR}/aot)
   endif()
   get_filename_component(source "${ARG_SOURCE}" ABSOLUTE)
+  get_filename_component(ARG_ARTEFACT_DIR "${ARG_ARTEFACT_DIR}" ABSOLUTE
+                         BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
   # The signature as the artefact records it: entries separated by ", ".
   string(REGEX REPLACE "[ \t\n]*,[ \t\n]*" ", " signature "${ARG_SIGNATURE}")
   string(STRIP "${signature}" signature)

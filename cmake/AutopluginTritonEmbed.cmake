@@ -125,6 +125,10 @@ if(constant_count GREATER 0)
     string(JSON constant_value GET "${json}" constants ${i} value)
     string(APPEND constant_rows "    {\"${constant_name}\", \"${constant_value}\"},\n")
     cpp_identifier("${constant_name}" constant_name)
+    if(constant_value MATCHES "^-?0[0-9]")
+      message(FATAL_ERROR "${ARTEFACT}.json: constexpr ${constant_name} = ${constant_value}: "
+                          "a leading zero makes a C++ integer octal")
+    endif()
     if(constant_value MATCHES "^(True|False)$")
       string(TOLOWER "${constant_value}" cpp_value)
       string(APPEND constant_members "  static constexpr bool ${constant_name} = ${cpp_value};\n")
@@ -136,6 +140,22 @@ if(constant_count GREATER 0)
              "  static constexpr double ${constant_name} = ${constant_value};\n")
     endif()
   endforeach()
+endif()
+
+# The kernel in the PTX (compiled with the cubin) must take exactly the parameters described:
+# the launch passes that many.
+file(READ "${ARTEFACT}.ptx" ptx_text)
+string(REGEX MATCH "\\.entry[ \t\r\n]+${function}[ \t\r\n]*\\(([^)]*)\\)" entry "${ptx_text}")
+if(entry STREQUAL "")
+  message(FATAL_ERROR "${ARTEFACT}.ptx has no .entry ${function}")
+endif()
+string(REGEX MATCHALL "\\.param[ \t]" ptx_parameters "${CMAKE_MATCH_1}")
+list(LENGTH ptx_parameters ptx_parameter_count)
+math(EXPR described "${parameter_count} + ${scratch_parameters}")
+if(NOT ptx_parameter_count EQUAL described)
+  message(FATAL_ERROR "${ARTEFACT}: the kernel ${function} in the PTX takes "
+                      "${ptx_parameter_count} parameters; the .json describes ${described} "
+                      "(the files are from different compilations: regenerate the artefact)")
 endif()
 
 # Bytes as a C array initializer, 16 to a line.

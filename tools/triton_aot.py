@@ -44,6 +44,8 @@ def parse_constexpr(text):
     float (so that it is also a valid C++ constant); None when `text` is not one."""
     if text in ("True", "False"):
         return text == "True"
+    if re.fullmatch(r"-?0[0-9]+", text):
+        raise UsageError(f"constexpr {text}: no leading zeros (C++ would read it as octal)")
     if re.fullmatch(r"-?[0-9]+", text):
         value = int(text)
         if not -2**63 <= value < 2**63:

@@ -60,8 +60,8 @@ struct Constant {
 };
 
 // Everything needed to load and launch one compiled kernel; generated from the artefact. A
-// loaded kernel is known by its code's address: the cubin must stay valid (and unchanged) for the
-// life of the process, as the generated static arrays do.
+// loaded kernel is known by its code's address: the cubin (or, without one, the PTX) must stay
+// valid and unchanged for the life of the process, as the generated static arrays do.
 struct KernelImage {
   const char* name;      // the artefact's name, used in every error message
   const char* function;  // the kernel's symbol in the module

@@ -121,8 +121,9 @@ std::string current_device_text(const Driver& driver) {
 }
 
 // Checks the sizes of the parameters the metadata describes, where the driver can tell them: a
-// metadata file that does not belong to its cubin would otherwise corrupt arguments. (A kernel
-// with more parameters than described fails to launch: the parameter array ends in nulls.)
+// metadata file that does not belong to its cubin would otherwise corrupt arguments. (That the
+// kernel has no more parameters than described is checked when the artefact is embedded, against
+// the PTX compiled with the cubin.)
 void check_parameter_sizes(const Driver& driver, const KernelImage& image, CUfunction function) {
   if (driver.func_get_param_info == nullptr) return;
   std::vector<std::size_t> expected;
@@ -154,7 +155,8 @@ void check_parameter_sizes(const Driver& driver, const KernelImage& image, CUfun
 // Loads the kernel into the current context: the cubin, else the PTX (JIT-compiled).
 CUfunction load(const Driver& driver, const KernelImage& image) {
   CUmodule module = nullptr;
-  CUresult result = driver.module_load_data(&module, image.cubin.data());
+  CUresult result = image.cubin.empty() ? CUDA_ERROR_INVALID_IMAGE
+                                        : driver.module_load_data(&module, image.cubin.data());
   if (result != CUDA_SUCCESS) {
     const std::string cubin_error = describe(driver, result);
     result = image.ptx.empty() ? CUDA_ERROR_INVALID_IMAGE
@@ -203,12 +205,13 @@ class LaunchContext {
            "no CUDA context is current on the launching thread and the launch is on the "
            "default stream (make a context current, e.g. with any CUDA runtime call)");
     }
+    if (driver.ctx_get_id != nullptr) {
+      check(driver, image, driver.ctx_get_id(context_, &id_), "cuCtxGetId");
+    }
+    // Last: nothing may throw after the push, or the destructor would not pop it.
     if (context_ != current) {
       check(driver, image, driver.ctx_push_current(context_), "cuCtxPushCurrent");
       pushed_ = true;
-    }
-    if (driver.ctx_get_id != nullptr) {
-      check(driver, image, driver.ctx_get_id(context_, &id_), "cuCtxGetId");
     }
   }
   ~LaunchContext() {
@@ -229,16 +232,22 @@ class LaunchContext {
   bool pushed_ = false;
 };
 
+// The code a kernel is loaded from: its cubin, or its PTX when it has no cubin.
+const void* code_of(const KernelImage& image) {
+  return image.cubin.empty() ? static_cast<const void*>(image.ptx.data())
+                             : static_cast<const void*>(image.cubin.data());
+}
+
 // A kernel is known by its code and entry point (images may be copied, so not by address).
 struct LoadedFunction {
-  const unsigned char* cubin = nullptr;
+  const void* code = nullptr;
   const char* name = nullptr;
   CUcontext context = nullptr;
   unsigned long long context_id = 0;
   CUfunction function = nullptr;
   bool matches(const KernelImage& image, const LaunchContext& launch) const {
-    return cubin == image.cubin.data() && context == launch.context() &&
-           context_id == launch.id() && std::strcmp(name, image.function) == 0;
+    return code == code_of(image) && context == launch.context() && context_id == launch.id() &&
+           std::strcmp(name, image.function) == 0;
   }
 };
 
@@ -248,10 +257,12 @@ CUfunction function_for(const Driver& driver, const KernelImage& image,
   thread_local std::array<LoadedFunction, 8> recent{};
   thread_local std::size_t next_slot = 0;
   for (const LoadedFunction& entry : recent) {
-    if (entry.cubin != nullptr && entry.matches(image, launch)) return entry.function;
+    if (entry.code != nullptr && entry.matches(image, launch)) return entry.function;
   }
-  static std::mutex mutex;
-  static std::vector<LoadedFunction> loaded;
+  // Never destroyed: other threads' caches point into them until the process ends.
+  static auto& mutex = *new std::mutex;
+  static auto& loaded = *new std::vector<LoadedFunction>;
+  static auto& names = *new std::vector<std::unique_ptr<char[]>>;
   const std::lock_guard lock(mutex);
   auto found = std::find_if(loaded.begin(), loaded.end(), [&](const LoadedFunction& entry) {
     return entry.matches(image, launch);
@@ -259,12 +270,10 @@ CUfunction function_for(const Driver& driver, const KernelImage& image,
   if (found == loaded.end()) {
     const CUfunction function = load(driver, image);
     // The name is copied: an image's strings need not outlive the cache (its code must).
-    static std::vector<std::unique_ptr<char[]>> names;
     const std::size_t length = std::strlen(image.function) + 1;
     names.push_back(std::make_unique<char[]>(length));
     std::memcpy(names.back().get(), image.function, length);
-    loaded.push_back(
-        {image.cubin.data(), names.back().get(), launch.context(), launch.id(), function});
+    loaded.push_back({code_of(image), names.back().get(), launch.context(), launch.id(), function});
     found = loaded.end() - 1;
   }
   recent[next_slot++ % recent.size()] = *found;
