@@ -258,7 +258,6 @@ const autoplugin::triton::KernelImage& ${name}::image() noexcept {
       \"${name}\",
       \"${function}\",
       \"${signature}\",
-      \"${triton_version}\",
       ${arch},
       kCubin,
       kPtx,

@@ -66,7 +66,6 @@ struct KernelImage {
   const char* name;      // the artefact's name, used in every error message
   const char* function;  // the kernel's symbol in the module
   const char* signature;
-  const char* triton_version;
   int arch;  // compute capability the cubin was built for, e.g. 90
   std::span<const unsigned char> cubin;
   // NUL-terminated; JIT-compiled where the cubin does not load (which helps only when its target
@@ -122,31 +121,23 @@ class PointerArg {
   const void* address_ = nullptr;
 };
 
-// fp16 and bf16 scalar arguments: from a float (rounded to nearest even) or a 16-bit value.
-class Float16Arg {
+// An fp16 (D = Float16) or bf16 (D = BFloat16) scalar argument: from a float (rounded to nearest
+// even), or from any 16-bit host or CUDA type of that dtype (half_storage, __half, ...).
+template <DType D>
+class Float16BitsArg {
  public:
-  Float16Arg(float value) noexcept : value_{float_to_half(value)} {}
-  Float16Arg(half_storage value) noexcept : value_(value) {}
-#ifdef AUTOPLUGIN_HAS_CUDA_TYPES
-  Float16Arg(__half value) noexcept : value_{__half_raw(value).x} {}
-#endif
-  half_storage get() const noexcept { return value_; }
+  Float16BitsArg(float value) noexcept
+      : bits_(D == DType::Float16 ? float_to_half(value) : float_to_bfloat16(value)) {}
+  template <Element T>
+  requires(dtype_v<T> == D && sizeof(T) == 2) Float16BitsArg(T value)
+  noexcept : bits_(std::bit_cast<std::uint16_t>(value)) {}
+  std::uint16_t bits() const noexcept { return bits_; }
 
  private:
-  half_storage value_;
+  std::uint16_t bits_;
 };
-class BFloat16Arg {
- public:
-  BFloat16Arg(float value) noexcept : value_{float_to_bfloat16(value)} {}
-  BFloat16Arg(bfloat16_storage value) noexcept : value_(value) {}
-#ifdef AUTOPLUGIN_HAS_CUDA_TYPES
-  BFloat16Arg(__nv_bfloat16 value) noexcept : value_{__nv_bfloat16_raw(value).x} {}
-#endif
-  bfloat16_storage get() const noexcept { return value_; }
-
- private:
-  bfloat16_storage value_;
-};
+using Float16Arg = Float16BitsArg<DType::Float16>;
+using BFloat16Arg = Float16BitsArg<DType::BFloat16>;
 
 // One argument value with its C++ type, checked against the parameter it is packed into.
 class Argument {
@@ -165,18 +156,17 @@ class Argument {
   Argument(std::uint16_t value) noexcept : type_(ParamType::U16), bits_(value) {}
   Argument(std::uint32_t value) noexcept : type_(ParamType::U32), bits_(value) {}
   Argument(std::uint64_t value) noexcept : type_(ParamType::U64), bits_(value) {}
-  Argument(half_storage value) noexcept : type_(ParamType::FP16), bits_(value.bits) {}
-  Argument(bfloat16_storage value) noexcept : type_(ParamType::BF16), bits_(value.bits) {}
-  Argument(Float16Arg value) noexcept : Argument(value.get()) {}
-  Argument(BFloat16Arg value) noexcept : Argument(value.get()) {}
+  template <DType D>
+  Argument(Float16BitsArg<D> value) noexcept
+      : type_(D == DType::Float16 ? ParamType::FP16 : ParamType::BF16), bits_(value.bits()) {}
+  template <Element T>
+  requires((dtype_v<T> == DType::Float16 || dtype_v<T> == DType::BFloat16) && sizeof(T) == 2)
+      Argument(T value)
+  noexcept : Argument(Float16BitsArg<dtype_v<T>>(value)) {}
   Argument(float value) noexcept
       : type_(ParamType::FP32), bits_(std::bit_cast<std::uint32_t>(value)) {}
   Argument(double value) noexcept
       : type_(ParamType::FP64), bits_(std::bit_cast<std::uint64_t>(value)) {}
-#ifdef AUTOPLUGIN_HAS_CUDA_TYPES
-  Argument(__half value) noexcept : Argument(Float16Arg(value)) {}
-  Argument(__nv_bfloat16 value) noexcept : Argument(BFloat16Arg(value)) {}
-#endif
 
   ParamType type() const noexcept { return type_; }
   // The value's bit pattern, zero-extended (sign-extended for signed integers).

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "error_text.h"
 #include "test_scalars.h"
 #include "test_scale_add.h"
 #include "test_tile_copy.h"
@@ -56,15 +57,6 @@ struct DeviceBuffer {
   T* data = nullptr;
   std::size_t count;
 };
-
-std::string error_of(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const autoplugin::Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 void fp32_scalar(cudaStream_t stream) {
   const int n = 10000;  // not a multiple of the block

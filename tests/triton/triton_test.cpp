@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "error_text.h"
 #include "test_scalars.h"
 #include "test_scale_add.h"
 #include "test_tile_copy.h"
@@ -38,15 +39,6 @@ T read_as(const tr::PackedArguments& packed, std::size_t index) {
   EXPECT_EQ(bytes.size(), sizeof(T)) << "parameter " << index;
   std::memcpy(&value, bytes.data(), std::min(bytes.size(), sizeof(T)));
   return value;
-}
-
-std::string error_of(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const autoplugin::Error& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 TEST(TritonImage, RecordsTheCompiledSignature) {
@@ -186,6 +178,19 @@ TEST(TritonImage, PythonNamesThatAreNotCppIdentifiersAreRenamedInLaunch) {
   EXPECT_STREQ(image.parameters[1].name, "stream");  // the metadata keeps Python's names
   EXPECT_STREQ(image.parameters[11].name, "double");
   // launch(grid, stream, out, stream_, ..., double_) compiles: see the static_asserts below.
+}
+
+TEST(TritonPacking, SixteenBitValuesOfEveryHostAndCudaType) {
+  EXPECT_EQ(tr::Argument(autoplugin::half_storage{0x3e00}).bits(), 0x3e00u);
+  EXPECT_EQ(tr::Argument(autoplugin::half_storage{0x3e00}).type(), tr::ParamType::FP16);
+  EXPECT_EQ(tr::Argument(tr::Float16Arg(1.5f)).bits(), 0x3e00u);
+  EXPECT_EQ(tr::Argument(autoplugin::bfloat16_storage{0xc000}).type(), tr::ParamType::BF16);
+  EXPECT_EQ(tr::Argument(tr::BFloat16Arg(-2.0f)).bits(), 0xc000u);
+#ifdef AUTOPLUGIN_HAS_CUDA_TYPES
+  EXPECT_EQ(tr::Argument(__half(1.5f)).bits(), 0x3e00u);
+  EXPECT_EQ(tr::Argument(__nv_bfloat16(-2.0f)).type(), tr::ParamType::BF16);
+  EXPECT_EQ(tr::Argument(__nv_bfloat16(-2.0f)).bits(), 0xc000u);
+#endif
 }
 
 TEST(TritonScratch, SizedPerProgramAndChecked) {
