@@ -510,9 +510,9 @@ DecodedAttributes decode_attributes(const Schema& schema, std::span<const FieldV
       } catch (const Problem& problem) {
         problems.add(argument.name, problem.message);
       }
-    } else if (argument.default_value) {
-      value = *argument.default_value;
-    } else if (!argument.type.optional) {
+    } else if (auto absent = value_when_absent(argument)) {
+      value = std::move(*absent);
+    } else {
       problems.add(argument.name,
                    "missing required field (expected " + expectation(argument.type) + ")");
     }
@@ -520,6 +520,12 @@ DecodedAttributes decode_attributes(const Schema& schema, std::span<const FieldV
   }
   problems.throw_if_any();
   return decoded;
+}
+
+std::optional<AttrValue> value_when_absent(const Argument& argument) {
+  if (argument.default_value) return *argument.default_value;
+  if (argument.type.optional) return AttrValue{std::monostate{}};
+  return std::nullopt;
 }
 
 AttrValue coerce_attribute(const Schema& schema, const Argument& argument, AttrValue value) {

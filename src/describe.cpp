@@ -71,10 +71,8 @@ void describe_shapes(const Op& op, std::ostringstream& out) {
     if (const AttrValue* value = example.attr_of(a->name)) {
       attributes.push_back(*value);
       used.push_back(a->name + "=" + to_string(*value));
-    } else if (a->default_value) {
-      attributes.push_back(*a->default_value);
-    } else if (a->type.optional) {
-      attributes.emplace_back(std::monostate{});
+    } else if (auto absent = value_when_absent(*a)) {
+      attributes.push_back(std::move(*absent));
     } else {
       missing.push_back(a->name);
       attributes.emplace_back(std::monostate{});

@@ -345,37 +345,40 @@ bool is_condition(const Dim& dim) {
   }
 }
 
+// Left-associative; comparisons do not chain. A right operand starting with '-' is wrapped so
+// that "x - -3" never appears.
+Printed print_binary(const Dim& a, const char* symbol, const Dim& b, int precedence) {
+  Printed left = print(a);
+  Printed right = print(b);
+  const bool wrap_left =
+      left.precedence < precedence || (precedence == kCompare && left.precedence == kCompare);
+  const bool wrap_right = right.precedence <= precedence || right.precedence == kUnary;
+  return {parenthesized(std::move(left), wrap_left) + symbol +
+              parenthesized(std::move(right), wrap_right),
+          precedence};
+}
+
 // Conditions print as the comparisons and logical operators they were written with, not as the
 // arithmetic they lower to: "x[0] >= 2 && x[1] != 3" rather than "(1 - (x[0] < 2)) * ...".
 std::optional<Printed> print_condition(const DimNode& node) {
-  auto binary = [](const Dim& a, const char* symbol, const Dim& b, int precedence) {
-    Printed left = print(a);
-    Printed right = print(b);
-    const bool wrap_left =
-        left.precedence < precedence || (precedence == kCompare && left.precedence == kCompare);
-    const bool wrap_right = right.precedence <= precedence || right.precedence == kUnary;
-    return Printed{parenthesized(std::move(left), wrap_left) + symbol +
-                       parenthesized(std::move(right), wrap_right),
-                   precedence};
-  };
   if (node.op == DimOp::Sub && is_constant(node.lhs, 1) && is_condition(node.rhs)) {
     const DimNode& negated = *node.rhs.node();
     if (negated.op == DimOp::Less) {
       // Keep the symbol on the left: "x[0] <= 3" rather than "3 >= x[0]".
       return negated.lhs.is_constant() && !negated.rhs.is_constant()
-                 ? binary(negated.rhs, " <= ", negated.lhs, kCompare)
-                 : binary(negated.lhs, " >= ", negated.rhs, kCompare);
+                 ? print_binary(negated.rhs, " <= ", negated.lhs, kCompare)
+                 : print_binary(negated.lhs, " >= ", negated.rhs, kCompare);
     }
-    if (negated.op == DimOp::Equal) return binary(negated.lhs, " != ", negated.rhs, kCompare);
+    if (negated.op == DimOp::Equal) return print_binary(negated.lhs, " != ", negated.rhs, kCompare);
     return Printed{"!(" + print(node.rhs).text + ")", kUnary};
   }
   if (node.op == DimOp::Less && node.lhs.is_constant() && !node.rhs.is_constant()) {
-    return binary(node.rhs, " > ", node.lhs, kCompare);
+    return print_binary(node.rhs, " > ", node.lhs, kCompare);
   }
   if ((node.op == DimOp::Prod || node.op == DimOp::Max) && is_condition(node.lhs) &&
       is_condition(node.rhs)) {
-    return node.op == DimOp::Prod ? binary(node.lhs, " && ", node.rhs, kAnd)
-                                  : binary(node.lhs, " || ", node.rhs, kOr);
+    return node.op == DimOp::Prod ? print_binary(node.lhs, " && ", node.rhs, kAnd)
+                                  : print_binary(node.lhs, " || ", node.rhs, kOr);
   }
   return std::nullopt;
 }
@@ -410,16 +413,7 @@ Printed print(const Dim& dim) {
                        : op == DimOp::Prod  ? " * "
                        : op == DimOp::Equal ? " == "
                                             : " < ";
-  Printed left = print(node->lhs);
-  Printed right = print(node->rhs);
-  // Left-associative; comparisons do not chain. A right operand starting with '-' is wrapped so
-  // that "x - -3" never appears.
-  const bool wrap_left =
-      left.precedence < precedence || (precedence == kCompare && left.precedence == kCompare);
-  const bool wrap_right = right.precedence <= precedence || right.precedence == kUnary;
-  return {parenthesized(std::move(left), wrap_left) + symbol +
-              parenthesized(std::move(right), wrap_right),
-          precedence};
+  return print_binary(node->lhs, symbol, node->rhs, precedence);
 }
 
 // ----- evaluation -----

@@ -69,7 +69,6 @@ std::optional<DType> dtype_from_scalar_type_code(std::int64_t code) noexcept {
   return std::nullopt;
 }
 
-std::int64_t scalar_type_code(DType dtype) noexcept { return info(dtype).scalar_type_code; }
 
 float half_to_float(std::uint16_t half) noexcept {
   const std::uint32_t sign = static_cast<std::uint32_t>(half & 0x8000u) << 16;

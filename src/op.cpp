@@ -346,6 +346,13 @@ Op Op::build(const OpDeclaration& d) {
     }
   }
   op.num_size_tensors_ = size_tensors;
+  // Returns keep their schema names; size tensors are "<first return>_size<k>".
+  for (const auto& r : op.schema_->returns) op.output_names_.push_back(r.name);
+  const std::string size_base =
+      op.schema_->returns.empty() ? "" : op.schema_->returns.front().name + "_";
+  for (int s = 0; s < size_tensors; ++s) {
+    op.output_names_.push_back(size_base + "size" + std::to_string(s));
+  }
   const bool launchers_fit = problems.empty();
 
   const int n_in = op.num_inputs();
@@ -503,10 +510,8 @@ Op Op::build(const OpDeclaration& d) {
   return op;
 }
 
-std::string Op::output_name(int output) const {
-  if (output < num_returns()) return schema_->returns[std::size_t(output)].name;
-  const std::string base = schema_->returns.empty() ? "" : schema_->returns.front().name + "_";
-  return base + "size" + std::to_string(output - num_returns());
+const std::string& Op::output_name(int output) const {
+  return output_names_.at(std::size_t(output));
 }
 
 int Op::tactic_count(std::span<const DType> dtypes) const noexcept {
@@ -629,27 +634,23 @@ FieldList Op::encode_fields(std::span<const AttrValue> attributes) const {
 
 std::vector<ShapeArg> Op::shape_args(std::span<const Shape> inputs,
                                      std::span<const Shape> shape_inputs,
-                                     std::span<const AttrValue> attributes,
-                                     std::span<const bool> inputs_present) const {
-  const std::string who = "op '" + qualified_name() + "': ";
+                                     std::span<const AttrValue> attributes) const {
+  auto who = [&] { return "op '" + qualified_name() + "': "; };
   if (inputs.size() != std::size_t(num_inputs()) ||
       shape_inputs.size() != std::size_t(num_shape_inputs()) ||
       attributes.size() != attributes_.size()) {
-    throw ShapeError(who + "shape function called with " + plural(inputs.size(), "input") + ", " +
+    throw ShapeError(who() + "shape function called with " + plural(inputs.size(), "input") + ", " +
                      plural(shape_inputs.size(), "shape input") + " and " +
                      plural(attributes.size(), "attribute") + "; expected " +
                      std::to_string(num_inputs()) + ", " + std::to_string(num_shape_inputs()) +
                      " and " + std::to_string(attributes_.size()));
   }
   std::vector<ShapeArg> args(schema_->arguments.size());
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    const bool present = inputs_present.empty() || inputs_present[k];
-    args[input_arguments_[k]].shape = present ? &inputs[k] : nullptr;
-  }
+  for (std::size_t k = 0; k < inputs.size(); ++k) args[input_arguments_[k]].shape = &inputs[k];
   for (std::size_t k = 0; k < shape_inputs.size(); ++k) {
     const Argument& a = schema_->arguments[shape_input_arguments_[k]];
     if (!a.type.is_list && shape_inputs[k].rank() != 1) {
-      throw ShapeError(who + "shape input '" + a.name +
+      throw ShapeError(who() + "shape input '" + a.name +
                        "' is a SymInt and needs exactly one value");
     }
     args[shape_input_arguments_[k]].shape = &shape_inputs[k];
@@ -664,51 +665,53 @@ std::vector<ShapeArg> Op::shape_args(std::span<const Shape> inputs,
 Dim Op::workspace_bytes(std::span<const Shape> inputs, std::span<const Shape> shape_inputs,
                         std::span<const AttrValue> attributes) const {
   if (!workspace_function_) return 0;
-  const std::string who = "op '" + qualified_name() + "': workspace function";
-  const std::vector<ShapeArg> args = shape_args(inputs, shape_inputs, attributes, {});
+  auto who = [&] { return "op '" + qualified_name() + "': workspace function"; };
+  const std::vector<ShapeArg> args = shape_args(inputs, shape_inputs, attributes);
   try {
     return workspace_function_->thunk(workspace_function_->callable.get(), args).at(0)[0];
   } catch (const Error& e) {
-    throw ShapeError(who + ": " + e.what());
+    throw ShapeError(who() + ": " + e.what());
   } catch (const std::exception& e) {
-    throw ShapeError(who + " threw: " + e.what());
+    throw ShapeError(who() + " threw: " + e.what());
   } catch (...) {
-    throw ShapeError(who + " threw a non-standard exception");
+    throw ShapeError(who() + " threw a non-standard exception");
   }
 }
 
 std::size_t Op::workspace_size(std::span<const Shape> inputs, std::span<const Shape> shape_inputs,
                                std::span<const AttrValue> attributes) const {
-  const std::string who = "op '" + qualified_name() + "': workspace function";
   const Dim bytes = workspace_bytes(inputs, shape_inputs, attributes);
   const auto value = bytes.constant();
-  if (!value) throw ShapeError(who + " depends on unknown values: " + to_string(bytes));
-  if (*value < 0) throw ShapeError(who + " returned " + std::to_string(*value) + " bytes");
+  if (!value || *value < 0) {
+    const std::string who = "op '" + qualified_name() + "': workspace function";
+    if (!value) throw ShapeError(who + " depends on unknown values: " + to_string(bytes));
+    throw ShapeError(who + " returned " + std::to_string(*value) + " bytes");
+  }
   return static_cast<std::size_t>(*value);
 }
 
 std::vector<Shape> Op::output_shapes(std::span<const Shape> inputs,
                                      std::span<const Shape> shape_inputs,
-                                     std::span<const AttrValue> attributes, ShapeScope& scope,
-                                     std::span<const bool> inputs_present) const {
-  const std::string who = "op '" + qualified_name() + "': ";
-  const std::vector<ShapeArg> args = shape_args(inputs, shape_inputs, attributes, inputs_present);
+                                     std::span<const AttrValue> attributes,
+                                     ShapeScope& scope) const {
+  auto who = [&] { return "op '" + qualified_name() + "': "; };
+  const std::vector<ShapeArg> args = shape_args(inputs, shape_inputs, attributes);
   // Size tensors are numbered within a scope, so each evaluation needs its own.
   if (!scope.size_tensors().empty()) {
-    throw std::logic_error(who + "output_shapes needs a ShapeScope without size tensors");
+    throw std::logic_error(who() + "output_shapes needs a ShapeScope without size tensors");
   }
   std::vector<Shape> shapes;
   try {
     shapes = shape_function_.thunk(shape_function_.callable.get(), args);
   } catch (const Error& e) {
-    throw ShapeError(who + "shape function: " + e.what());
+    throw ShapeError(who() + "shape function: " + e.what());
   } catch (const std::exception& e) {
-    throw ShapeError(who + "shape function threw: " + e.what());
+    throw ShapeError(who() + "shape function threw: " + e.what());
   } catch (...) {
-    throw ShapeError(who + "shape function threw a non-standard exception");
+    throw ShapeError(who() + "shape function threw a non-standard exception");
   }
   if (shapes.size() != std::size_t(num_returns())) {
-    throw ShapeError(who + "shape function returned " + plural(shapes.size(), "shape") + " for " +
+    throw ShapeError(who() + "shape function returned " + plural(shapes.size(), "shape") + " for " +
                      plural(std::size_t(num_returns()), "output"));
   }
   for (int j = 0; j < num_returns(); ++j) {
@@ -718,16 +721,16 @@ std::vector<Shape> Op::output_shapes(std::span<const Shape> inputs,
     const Shape& in = inputs[std::size_t(k)];
     const std::string message =
         "in-place output '" + output_name(j) + "' has the shape of input '" + input(k).name + "'";
-    if (out.rank() != in.rank()) throw ShapeError(who + message + " (ranks differ)");
+    if (out.rank() != in.rank()) throw ShapeError(who() + message + " (ranks differ)");
     try {
       for (std::size_t i = 0; i < out.rank(); ++i) require(out[i] == in[i], message);
     } catch (const ShapeError& e) {
-      throw ShapeError(who + e.what());
+      throw ShapeError(who() + e.what());
     }
   }
   const std::size_t declared = scope.size_tensors().size();
   if (declared != std::size_t(num_size_tensors_)) {
-    throw ShapeError(who + "shape function declared " + plural(declared, "size tensor") +
+    throw ShapeError(who() + "shape function declared " + plural(declared, "size tensor") +
                      " but the launchers take " + std::to_string(num_size_tensors_) +
                      " SizeOut parameter" + (num_size_tensors_ == 1 ? "" : "s"));
   }

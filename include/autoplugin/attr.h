@@ -105,6 +105,10 @@ struct DecodedAttributes {
 // required field, null data, duplicate field), each naming the op and the field.
 DecodedAttributes decode_attributes(const Schema& schema, std::span<const FieldView> fields);
 
+// The value an attribute argument takes when none is given: its default, or None for an
+// optional one; nullopt when it is required.
+std::optional<AttrValue> value_when_absent(const Argument& argument);
+
 // Checks that `value` fits `argument`'s type; returns the value converted to the canonical
 // alternative (e.g. an int for a float argument becomes a double). Throws FieldError.
 AttrValue coerce_attribute(const Schema& schema, const Argument& argument, AttrValue value);

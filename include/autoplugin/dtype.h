@@ -37,7 +37,6 @@ std::optional<DType> dtype_from_name(std::string_view name) noexcept;
 // PyTorch's c10::ScalarType codes (Float=6, Half=5, BFloat16=15, ...), used when a ScalarType
 // attribute arrives as an integer (e.g. from an ONNX INT attribute).
 std::optional<DType> dtype_from_scalar_type_code(std::int64_t code) noexcept;
-std::int64_t scalar_type_code(DType dtype) noexcept;
 
 // IEEE half and bfloat16 bit patterns <-> float (round to nearest even, NaN and inf kept).
 float half_to_float(std::uint16_t bits) noexcept;

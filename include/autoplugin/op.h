@@ -70,7 +70,6 @@ class OpDeclaration {
     return *this;
   }
 
-  const std::string& schema_text() const noexcept { return schema_text_; }
   const std::string& location() const noexcept { return location_; }
 
  private:
@@ -128,7 +127,7 @@ class Op {
   const Argument& shape_input(int i) const {
     return schema_->arguments[shape_input_arguments_.at(i)];
   }
-  std::string output_name(int output) const;  // return name, or "<first return>_size<k>"
+  const std::string& output_name(int output) const;  // return name, or "<first return>_size<k>"
   const std::vector<const Argument*>& attributes() const noexcept { return attributes_; }
 
   const std::vector<LauncherEntry>& launchers() const noexcept { return launchers_; }
@@ -142,7 +141,6 @@ class Op {
   // The dtype of `output` for these input dtypes and attribute values; Int32 for size tensors.
   DType output_dtype(int output, std::span<const DType> input_dtypes,
                      std::span<const AttrValue> attributes) const;
-  const std::vector<Format>& formats(int position) const { return formats_.at(position); }
 
   // TensorRT's supportsFormatCombination: decides `pos` from ports[0..pos] only, so the answer
   // never depends on later positions. `ports` may be longer than pos + 1.
@@ -165,8 +163,7 @@ class Op {
   // op.
   std::vector<Shape> output_shapes(std::span<const Shape> inputs,
                                    std::span<const Shape> shape_inputs,
-                                   std::span<const AttrValue> attributes, ShapeScope& scope,
-                                   std::span<const bool> inputs_present = {}) const;
+                                   std::span<const AttrValue> attributes, ShapeScope& scope) const;
 
   // Calls a launcher; returns its status (0 = success). User exceptions propagate.
   std::int64_t launch(const LauncherEntry& entry, const LaunchArgs& args) const {
@@ -183,7 +180,6 @@ class Op {
                              std::span<const AttrValue> attributes) const;
 
   const Example& example() const noexcept { return example_; }
-  const ShapeFunctionDescriptor& shape_function() const noexcept { return shape_function_; }
 
  private:
   Op() = default;
@@ -196,6 +192,7 @@ class Op {
   std::vector<std::size_t> shape_input_arguments_;  // schema argument index per shape input
   std::vector<const Argument*> attributes_;
   int num_size_tensors_ = 0;
+  std::vector<std::string> output_names_;  // returns, then size tensors
   std::vector<LauncherDescriptor> launcher_descriptors_;
   std::vector<LauncherEntry> launchers_;
   std::vector<DTypeRule> dtype_rules_;        // per output position
@@ -207,8 +204,7 @@ class Op {
 
   std::vector<ShapeArg> shape_args(std::span<const Shape> inputs,
                                    std::span<const Shape> shape_inputs,
-                                   std::span<const AttrValue> attributes,
-                                   std::span<const bool> inputs_present) const;
+                                   std::span<const AttrValue> attributes) const;
 };
 
 // All ops declared in this program (and the libraries it loaded).

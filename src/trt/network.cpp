@@ -47,10 +47,8 @@ std::vector<nvinfer1::ITensor*> add_op(nvinfer1::INetworkDefinition& network, st
                               [&](const auto& entry) { return entry.first == a->name; });
     if (given != attributes.end()) {
       values.push_back(coerce_attribute(op.schema(), *a, given->second));
-    } else if (a->default_value) {
-      values.push_back(*a->default_value);
-    } else if (a->type.optional) {
-      values.emplace_back(std::monostate{});
+    } else if (auto absent = value_when_absent(*a)) {
+      values.push_back(std::move(*absent));
     } else {
       throw FieldError(who + "attribute '" + a->name + "' (" + a->type.to_string() +
                        ") is required");
@@ -58,11 +56,7 @@ std::vector<nvinfer1::ITensor*> add_op(nvinfer1::INetworkDefinition& network, st
   }
   const FieldList fields = op.encode_fields(values);
   std::vector<nvinfer1::PluginField> plugin_fields;
-  for (const FieldView& f : fields.views()) {
-    plugin_fields.emplace_back(f.name.data(), f.data, to_trt(f.type), f.length);
-  }
-  const nvinfer1::PluginFieldCollection collection{static_cast<std::int32_t>(plugin_fields.size()),
-                                                   plugin_fields.data()};
+  const nvinfer1::PluginFieldCollection collection = to_trt(fields, plugin_fields);
   nvinfer1::IPluginCreatorV3One* creator = creator_for(op.qualified_name());
   if (creator == nullptr) throw Error(who + "has no plugin creator");
   const std::string layer(layer_name.empty() ? op.plugin_name() : layer_name);

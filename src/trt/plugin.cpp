@@ -134,6 +134,15 @@ DimensionOperation to_trt(DimOp op) noexcept { return static_cast<DimensionOpera
 
 PluginFieldType to_trt(FieldType type) noexcept { return static_cast<PluginFieldType>(type); }
 
+nvinfer1::PluginFieldCollection to_trt(const FieldList& fields,
+                                       std::vector<nvinfer1::PluginField>& storage) {
+  storage.clear();
+  for (const FieldView& f : fields.views()) {
+    storage.emplace_back(f.name.data(), f.data, to_trt(f.type), f.length);
+  }
+  return {static_cast<std::int32_t>(storage.size()), storage.data()};
+}
+
 std::optional<FieldType> from_trt(PluginFieldType type) noexcept {
   const auto value = static_cast<int>(type);
   if (value < int(FieldType::Float16) || value > int(FieldType::FP4)) return std::nullopt;
@@ -462,13 +471,13 @@ class Plugin final : public nvinfer1::IPluginV3,
   // ---- IPluginV3OneRuntime ----
   // TensorRT may set the tactic after onShapeChange: the launcher follows it.
   std::int32_t setTactic(std::int32_t tactic) noexcept override {
-    tactic_ = tactic;
-    if (launcher_ == nullptr) return 0;
-    launcher_ = op_->find_launcher(dtypes_, tactic_);
-    if (launcher_ != nullptr) return 0;
-    log(Severity::kERROR, "op '" + op_->qualified_name() + "', setTactic: no launcher for tactic " +
-                              std::to_string(tactic));
-    return kFailure;
+    return guarded(*op_, instance_, "setTactic", kFailure, [&] {
+      tactic_ = tactic;
+      if (launcher_ == nullptr) return 0;
+      launcher_ = op_->find_launcher(launcher_->dtypes, tactic_);
+      if (launcher_ == nullptr) throw Error("no launcher for tactic " + std::to_string(tactic));
+      return 0;
+    });
   }
 
   // Everything enqueue needs is prepared here: tensor descriptions, the launcher for these dtypes
@@ -500,7 +509,6 @@ class Plugin final : public nvinfer1::IPluginV3,
           size_outputs_.push_back(ref);
         }
       }
-      dtypes_ = dtypes;
       const LauncherEntry* launcher = op_->find_launcher(dtypes, tactic_);
       if (launcher == nullptr) {
         std::string text;
@@ -561,12 +569,7 @@ class Plugin final : public nvinfer1::IPluginV3,
     return guarded<const nvinfer1::PluginFieldCollection*>(
         *op_, instance_, "getFieldsToSerialize", nullptr, [&] {
           serialized_ = op_->encode_fields(attributes_);
-          fields_.clear();
-          for (const FieldView& f : serialized_.views()) {
-            fields_.emplace_back(f.name.data(), f.data, to_trt(f.type), f.length);
-          }
-          collection_.nbFields = static_cast<std::int32_t>(fields_.size());
-          collection_.fields = fields_.data();
+          collection_ = to_trt(serialized_, fields_);
           return &collection_;
         });
   }
@@ -592,7 +595,6 @@ class Plugin final : public nvinfer1::IPluginV3,
   std::string instance_;
   std::vector<DType> configured_dtypes_;
   std::int32_t tactic_ = 0;
-  std::vector<DType> dtypes_;  // inputs and returns, from the last onShapeChange
   const LauncherEntry* launcher_ = nullptr;
   std::vector<TensorRef> inputs_;
   std::vector<TensorRef> outputs_;
