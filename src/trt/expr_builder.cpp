@@ -11,26 +11,33 @@ using nvinfer1::DimensionOperation;
 
 namespace {
 
-// TensorRT's semantics of one operation on values; nullopt for a division by zero.
+// TensorRT's semantics of one operation on values; nullopt where it is undefined (a division by
+// zero, a result outside int64).
 std::optional<std::int64_t> compute(DimensionOperation op, std::int64_t x, std::int64_t y) {
+  std::int64_t result = 0;
   switch (op) {
     case DimensionOperation::kSUM:
-      return x + y;
+      if (__builtin_add_overflow(x, y, &result)) return std::nullopt;
+      return result;
     case DimensionOperation::kPROD:
-      return x * y;
+      if (__builtin_mul_overflow(x, y, &result)) return std::nullopt;
+      return result;
     case DimensionOperation::kMAX:
       return std::max(x, y);
     case DimensionOperation::kMIN:
       return std::min(x, y);
     case DimensionOperation::kSUB:
-      return x - y;
+      if (__builtin_sub_overflow(x, y, &result)) return std::nullopt;
+      return result;
     case DimensionOperation::kEQUAL:
       return x == y ? 1 : 0;
     case DimensionOperation::kLESS:
       return x < y ? 1 : 0;
     case DimensionOperation::kFLOOR_DIV:
     case DimensionOperation::kCEIL_DIV: {
-      if (y == 0) return std::nullopt;
+      if (y == 0 || (x == std::numeric_limits<std::int64_t>::min() && y == -1)) {
+        return std::nullopt;
+      }
       const bool inexact = x % y != 0;
       const bool negative = (x < 0) != (y < 0);
       if (op == DimensionOperation::kFLOOR_DIV) return x / y - (inexact && negative ? 1 : 0);
@@ -222,7 +229,7 @@ std::int64_t RecordingExprBuilder::evaluate(
   }
   const auto value = compute(e->op_, evaluate(e->lhs_, symbols, size_tensors),
                              evaluate(e->rhs_, symbols, size_tensors));
-  if (!value) throw std::domain_error("division by zero in " + to_string(e));
+  if (!value) throw std::domain_error("division by zero or int64 overflow in " + to_string(e));
   return *value;
 }
 
