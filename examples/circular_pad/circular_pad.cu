@@ -21,7 +21,6 @@ struct PadGeometry {
   std::int64_t pad_before[ap::kMaxRank];
 };
 
-constexpr int kWarp = 32;
 constexpr int kUnroll = 8;  // loads in flight per lane before their stores (8 measured best)
 
 // Padding wraps at most once (the shape function requires it), so a conditional add or

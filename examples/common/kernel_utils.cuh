@@ -12,8 +12,6 @@ namespace autoplugin_examples {
 __device__ inline float to_float(float v) { return v; }
 __device__ inline float to_float(__half v) { return __half2float(v); }
 __device__ inline float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-__device__ inline float to_float(std::int32_t v) { return static_cast<float>(v); }
-__device__ inline float to_float(std::int64_t v) { return static_cast<float>(v); }
 
 template <typename T>
 __device__ inline T from_float(float v);
@@ -31,12 +29,24 @@ __device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
 }
 
 inline constexpr int kThreadsPerBlock = 256;
+inline constexpr int kWarp = 32;
 
-// Blocks for a grid-stride loop over `count` elements; the cap keeps the grid within limits and
-// lets each thread handle several elements on very large tensors.
-inline unsigned int blocks_for(std::int64_t count) {
-  const std::int64_t blocks = (count + kThreadsPerBlock - 1) / kThreadsPerBlock;
+// A grid of `blocks` blocks for a grid-stride loop, capped: the cap keeps the grid within limits
+// and lets each thread handle several items on very large tensors.
+inline unsigned int capped_blocks(std::int64_t blocks) {
   return static_cast<unsigned int>(std::clamp<std::int64_t>(blocks, 1, 65535 * 8));
+}
+// Blocks of kThreadsPerBlock threads for a grid-stride loop over `count` elements.
+inline unsigned int blocks_for(std::int64_t count) {
+  return capped_blocks((count + kThreadsPerBlock - 1) / kThreadsPerBlock);
+}
+
+// The sum of `v` over the lanes of a warp, in lane 0 (all lanes take part).
+template <typename T>
+__device__ inline T warp_sum(T v) {
+  for (int offset = kWarp / 2; offset > 0; offset /= 2)
+    v += __shfl_down_sync(0xffffffffu, v, offset);
+  return v;
 }
 
 __device__ inline std::int64_t global_thread_index() {

@@ -58,10 +58,9 @@ cudaError_t embedding_bag(ap::In<T> weight, ap::In<I> indices, ap::In<I> offsets
                           std::string_view mode, cudaStream_t stream) {
   const std::int64_t bags = offsets.size(0);
   if (bags == 0 || weight.size(1) == 0) return cudaSuccess;
-  const auto blocks = static_cast<unsigned int>(bags < 65535 * 8 ? bags : 65535 * 8);
-  embedding_bag_kernel<<<blocks, 128, 0, stream>>>(weight.data(), indices.data(), offsets.data(),
-                                                   out.data(), weight.size(0), weight.size(1),
-                                                   indices.size(0), bags, parse_mode(mode));
+  embedding_bag_kernel<<<capped_blocks(bags), 128, 0, stream>>>(
+      weight.data(), indices.data(), offsets.data(), out.data(), weight.size(0), weight.size(1),
+      indices.size(0), bags, parse_mode(mode));
   return cudaGetLastError();
 }
 

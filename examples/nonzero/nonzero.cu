@@ -5,6 +5,8 @@
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "../common/kernel_utils.cuh"
 
 namespace ap = autoplugin;
@@ -13,7 +15,6 @@ using namespace autoplugin_examples;
 namespace {
 
 constexpr int kThreads = 1024;
-constexpr int kWarp = 32;
 constexpr int kMaxBlocks = 1024;  // one partial count per block lives in the workspace
 
 struct Extents {
@@ -23,11 +24,11 @@ struct Extents {
 
 template <typename T>
 __device__ inline bool is_nonzero(T v) {
-  return to_float(v) != 0.0f;  // NaN counts as non-zero, as in PyTorch
-}
-template <>
-__device__ inline bool is_nonzero(std::int64_t v) {
-  return v != 0;
+  if constexpr (std::is_integral_v<T>) {
+    return v != 0;
+  } else {
+    return to_float(v) != 0.0f;  // NaN counts as non-zero, as in PyTorch
+  }
 }
 
 // The exclusive prefix of `flag` over the block, and the block's total, from warp ballots.
@@ -62,9 +63,7 @@ __global__ void count_kernel(const T* __restrict__ x, std::int64_t n, std::int64
   const std::int64_t end = start + chunk < n ? start + chunk : n;
   std::int64_t mine = 0;
   for (std::int64_t i = start + threadIdx.x; i < end; i += blockDim.x) mine += is_nonzero(x[i]);
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) {
-    mine += __shfl_down_sync(0xffffffffu, mine, offset);
-  }
+  mine = warp_sum(mine);
   __shared__ std::int64_t warp_sums[kThreads / kWarp];
   if (threadIdx.x % kWarp == 0) warp_sums[threadIdx.x / kWarp] = mine;
   __syncthreads();

@@ -12,14 +12,6 @@ using namespace autoplugin_examples;
 
 namespace {
 
-constexpr int kWarp = 32;
-
-__device__ inline float warp_sum(float v) {
-  for (int offset = kWarp / 2; offset > 0; offset /= 2)
-    v += __shfl_down_sync(0xffffffffu, v, offset);
-  return v;
-}
-
 template <typename T>
 __global__ void row_sum_warp_kernel(const T* __restrict__ x, T* __restrict__ y, std::int64_t rows,
                                     std::int64_t columns) {
@@ -79,9 +71,8 @@ cudaError_t row_sum_block(ap::In<T> x, ap::Out<T> y, cudaStream_t stream) {
   const std::int64_t rows = rows_of(x);
   if (rows == 0) return cudaSuccess;
   if (x.size(-1) == 0) return cudaMemsetAsync(y.data(), 0, rows * sizeof(T), stream);
-  const auto blocks = static_cast<unsigned int>(rows < 65535 * 8 ? rows : 65535 * 8);
-  row_sum_block_kernel<<<blocks, kThreadsPerBlock, 0, stream>>>(x.data(), y.data(), rows,
-                                                                x.size(-1));
+  row_sum_block_kernel<<<capped_blocks(rows), kThreadsPerBlock, 0, stream>>>(x.data(), y.data(),
+                                                                             rows, x.size(-1));
   return cudaGetLastError();
 }
 
