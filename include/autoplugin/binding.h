@@ -440,34 +440,6 @@ LauncherDescriptor make_launcher(F fn, std::string name) {
   return d;
 }
 
-template <typename F, typename... P>
-std::vector<Shape> call_shape_function(const void* callable, std::span<const ShapeArg> args,
-                                       std::tuple<P...>*) {
-  const F& fn = *static_cast<const F*>(callable);
-  return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    using R =
-        std::remove_cvref_t<decltype(fn(ShapeParam<std::remove_cvref_t<P>>::get(args[I])...))>;
-    return ShapeResult<R>::convert(fn(ShapeParam<std::remove_cvref_t<P>>::get(args[I])...));
-  }
-  (std::index_sequence_for<P...>{});
-}
-
-template <typename F>
-ShapeFunctionDescriptor make_shape_function(F fn) {
-  using Sig = Signature<F>;
-  ShapeFunctionDescriptor d;
-  [&]<typename... P>(std::tuple<P...>*) {
-    (d.params.push_back(ShapeParam<std::remove_cvref_t<P>>::describe()), ...);
-  }(static_cast<typename Sig::Args*>(nullptr));
-  d.num_results = ShapeResult<std::remove_cvref_t<typename Sig::Result>>::count;
-  d.callable = std::make_shared<const F>(std::move(fn));
-  d.thunk = [](const void* callable, std::span<const ShapeArg> args) {
-    // The shape function's arity is checked against the schema before any call.
-    return call_shape_function<F>(callable, args, static_cast<typename Sig::Args*>(nullptr));
-  };
-  return d;
-}
-
 template <typename R>
 Dim workspace_bytes(R bytes) {
   static_assert(std::is_same_v<R, Dim> || std::is_integral_v<R>,
@@ -476,32 +448,60 @@ Dim workspace_bytes(R bytes) {
   return Dim(bytes);
 }
 
-template <typename F, typename... P>
-std::vector<Shape> call_workspace_function(const void* callable, std::span<const ShapeArg> args,
-                                           std::tuple<P...>*) {
+// Shape functions and workspace functions share one calling convention; these turn what each
+// returns into shapes.
+struct ShapesResult {
+  template <typename R>
+  static std::vector<Shape> convert(R result) {
+    return ShapeResult<R>::convert(std::move(result));
+  }
+};
+// A workspace function's byte count, as one rank-1 shape.
+struct WorkspaceResult {
+  template <typename R>
+  static std::vector<Shape> convert(R bytes) {
+    return {Shape{workspace_bytes(bytes)}};
+  }
+};
+
+template <typename F, typename Result, typename... P>
+std::vector<Shape> call_shape_function(const void* callable, std::span<const ShapeArg> args,
+                                       std::tuple<P...>*) {
   const F& fn = *static_cast<const F*>(callable);
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return std::vector<Shape>{
-        Shape{workspace_bytes(fn(ShapeParam<std::remove_cvref_t<P>>::get(args[I])...))}};
+    return Result::convert(fn(ShapeParam<std::remove_cvref_t<P>>::get(args[I])...));
   }
   (std::index_sequence_for<P...>{});
+}
+
+template <typename Result, typename F>
+ShapeFunctionDescriptor make_shape_descriptor(F fn, int num_results) {
+  using Sig = Signature<F>;
+  ShapeFunctionDescriptor d;
+  [&]<typename... P>(std::tuple<P...>*) {
+    (d.params.push_back(ShapeParam<std::remove_cvref_t<P>>::describe()), ...);
+  }(static_cast<typename Sig::Args*>(nullptr));
+  d.num_results = num_results;
+  d.callable = std::make_shared<const F>(std::move(fn));
+  d.thunk = [](const void* callable, std::span<const ShapeArg> args) {
+    // The function's arity is checked against the schema before any call.
+    return call_shape_function<F, Result>(callable, args,
+                                          static_cast<typename Sig::Args*>(nullptr));
+  };
+  return d;
+}
+
+template <typename F>
+ShapeFunctionDescriptor make_shape_function(F fn) {
+  using R = std::remove_cvref_t<typename Signature<F>::Result>;
+  return make_shape_descriptor<ShapesResult>(std::move(fn), ShapeResult<R>::count);
 }
 
 // A workspace function takes the shape function's parameters and returns a byte count; it is
 // stored as a shape function with one rank-1 result.
 template <typename F>
 ShapeFunctionDescriptor make_workspace_function(F fn) {
-  using Sig = Signature<F>;
-  ShapeFunctionDescriptor d;
-  [&]<typename... P>(std::tuple<P...>*) {
-    (d.params.push_back(ShapeParam<std::remove_cvref_t<P>>::describe()), ...);
-  }(static_cast<typename Sig::Args*>(nullptr));
-  d.num_results = 1;
-  d.callable = std::make_shared<const F>(std::move(fn));
-  d.thunk = [](const void* callable, std::span<const ShapeArg> args) {
-    return call_workspace_function<F>(callable, args, static_cast<typename Sig::Args*>(nullptr));
-  };
-  return d;
+  return make_shape_descriptor<WorkspaceResult>(std::move(fn), 1);
 }
 
 }  // namespace detail
