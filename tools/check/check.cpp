@@ -298,6 +298,22 @@ class NullResourceContext final : public nvinfer1::IPluginResourceContext {
   nvinfer1::IErrorRecorder* getErrorRecorder() const noexcept override { return nullptr; }
 };
 
+nvinfer1::Dims dims_of(const std::vector<std::int64_t>& values) {
+  nvinfer1::Dims dims{};
+  dims.nbDims = static_cast<std::int32_t>(values.size());
+  std::copy(values.begin(), values.end(), dims.d);
+  return dims;
+}
+
+nvinfer1::PluginTensorDesc linear_desc(DataType type, const std::vector<std::int64_t>& extents) {
+  nvinfer1::PluginTensorDesc d{};
+  d.type = type;
+  d.format = TensorFormat::kLINEAR;
+  d.scale = 1.0f;
+  d.dims = dims_of(extents);
+  return d;
+}
+
 class CaseRun {
  public:
   CaseRun(const Options& options, const CheckCase& c, PluginLibrary& library,
@@ -326,7 +342,11 @@ class CaseRun {
 
   nvinfer1::PluginTensorDesc input_desc(std::size_t k) const;
   std::vector<nvinfer1::PluginTensorDesc> output_descs() const;
+  std::vector<nvinfer1::PluginTensorDesc> case_descs() const;     // inputs, then outputs
   std::map<std::string, std::int64_t> bindings(int which) const;  // 0 min, 1 opt, 2 max
+  // An output's extents for `bindings`, -1 where data-dependent.
+  std::vector<std::int64_t> extents(const nvinfer1::DimsExprs& e,
+                                    const std::map<std::string, std::int64_t>& bindings) const;
   std::optional<std::vector<HostTensor>> execute(nvinfer1::IPluginV3& plugin,
                                                  const std::string& label);
   std::optional<std::vector<HostTensor>> reference_outputs();
@@ -503,15 +523,11 @@ bool CaseRun::output_types_and_shapes() {
       if (e.nbDims < 0 || e.nbDims > nvinfer1::Dims::MAX_DIMS) {
         return "output " + std::to_string(j) + " has rank " + std::to_string(e.nbDims);
       }
-      std::vector<std::int64_t> predicted, allocated;
+      const std::vector<std::int64_t> predicted = extents(e, opt);
+      std::vector<std::int64_t> allocated;
       program << (j ? "\n" : "") << "output " << j << ": [";
       for (int i = 0; i < e.nbDims; ++i) {
         program << (i ? ", " : "") << exprs_.to_string(e.d[i]);
-        try {
-          predicted.push_back(exprs_.evaluate(e.d[i], opt));
-        } catch (const std::out_of_range&) {
-          predicted.push_back(-1);  // data-dependent
-        }
         allocated.push_back(exprs_.evaluate(e.d[i], opt, uppers));
       }
       program << "] = " << shape_text(predicted);
@@ -544,11 +560,9 @@ void CaseRun::formats() {
                                     DataType::kINT8,  DataType::kINT32, DataType::kINT64};
   const std::vector<TensorFormat> layouts{TensorFormat::kLINEAR, TensorFormat::kHWC8,
                                           TensorFormat::kCHW4, TensorFormat::kCHW32};
+  const std::vector<nvinfer1::PluginTensorDesc> descs = case_descs();
   std::vector<nvinfer1::DynamicPluginTensorDesc> io(static_cast<std::size_t>(n));
-  for (int p = 0; p < n; ++p) {
-    io[std::size_t(p)].desc =
-        p < nb_inputs_ ? input_desc(std::size_t(p)) : output_descs()[std::size_t(p - nb_inputs_)];
-  }
+  for (int p = 0; p < n; ++p) io[std::size_t(p)].desc = descs[std::size_t(p)];
   std::mt19937 rng(static_cast<std::uint32_t>(options_.seed));
   std::string violation;
   int accepted = 0;
@@ -594,10 +608,7 @@ void CaseRun::formats() {
                  std::to_string(accepted) + " accepted (" + std::to_string(questions) +
                      " questions" + (questions >= kMaxQuestions ? ", search capped" : "") + ")");
     // The combination this case runs: its input dtypes and the outputs' reported dtypes, LINEAR.
-    for (int p = 0; p < n; ++p) {
-      io[std::size_t(p)].desc =
-          p < nb_inputs_ ? input_desc(std::size_t(p)) : output_descs()[std::size_t(p - nb_inputs_)];
-    }
+    for (int p = 0; p < n; ++p) io[std::size_t(p)].desc = descs[std::size_t(p)];
     for (int p = 0; p < n; ++p) {
       if (!build->supportsFormatCombination(p, io.data(), nb_inputs_, nb_outputs_)) {
         return "the case's combination is rejected at position " + std::to_string(p) + " (" +
@@ -609,62 +620,58 @@ void CaseRun::formats() {
 }
 
 nvinfer1::PluginTensorDesc CaseRun::input_desc(std::size_t k) const {
-  nvinfer1::PluginTensorDesc d{};
-  d.type = input_types_[k];
-  d.format = TensorFormat::kLINEAR;
-  d.scale = 1.0f;
-  const auto& dims = case_.inputs[k].opt;
-  d.dims.nbDims = static_cast<std::int32_t>(dims.size());
-  std::copy(dims.begin(), dims.end(), d.dims.d);
-  return d;
+  return linear_desc(input_types_[k], case_.inputs[k].opt);
 }
 
 std::vector<nvinfer1::PluginTensorDesc> CaseRun::output_descs() const {
   std::vector<nvinfer1::PluginTensorDesc> descs;
   for (int j = 0; j < nb_outputs_; ++j) {
-    nvinfer1::PluginTensorDesc d{};
-    d.type = output_types_[std::size_t(j)];
-    d.format = TensorFormat::kLINEAR;
-    d.scale = 1.0f;
-    const auto& dims = predicted_.at(std::size_t(j));
-    d.dims.nbDims = static_cast<std::int32_t>(dims.size());
-    std::copy(dims.begin(), dims.end(), d.dims.d);
-    descs.push_back(d);
+    descs.push_back(linear_desc(output_types_[std::size_t(j)], predicted_.at(std::size_t(j))));
   }
   return descs;
+}
+
+std::vector<nvinfer1::PluginTensorDesc> CaseRun::case_descs() const {
+  std::vector<nvinfer1::PluginTensorDesc> descs;
+  for (int k = 0; k < nb_inputs_; ++k) descs.push_back(input_desc(std::size_t(k)));
+  const auto outputs = output_descs();
+  descs.insert(descs.end(), outputs.begin(), outputs.end());
+  return descs;
+}
+
+std::vector<std::int64_t> CaseRun::extents(
+    const nvinfer1::DimsExprs& e, const std::map<std::string, std::int64_t>& bindings) const {
+  std::vector<std::int64_t> values;
+  for (int i = 0; i < e.nbDims; ++i) {
+    try {
+      values.push_back(exprs_.evaluate(e.d[i], bindings));
+    } catch (const std::out_of_range&) {
+      values.push_back(-1);  // data-dependent
+    }
+  }
+  return values;
 }
 
 bool CaseRun::configure() {
   auto* build = build_of(*plugin_);
   std::vector<nvinfer1::DynamicPluginTensorDesc> in(static_cast<std::size_t>(nb_inputs_));
   std::vector<nvinfer1::DynamicPluginTensorDesc> out(static_cast<std::size_t>(nb_outputs_));
-  auto fill_dims = [](nvinfer1::Dims& dims, const std::vector<std::int64_t>& values) {
-    dims.nbDims = static_cast<std::int32_t>(values.size());
-    std::copy(values.begin(), values.end(), dims.d);
-  };
   for (int k = 0; k < nb_inputs_; ++k) {
     auto& d = in[std::size_t(k)];
     d.desc = input_desc(std::size_t(k));
-    fill_dims(d.min, case_.inputs[std::size_t(k)].min);
-    fill_dims(d.opt, case_.inputs[std::size_t(k)].opt);
-    fill_dims(d.max, case_.inputs[std::size_t(k)].max);
+    d.min = dims_of(case_.inputs[std::size_t(k)].min);
+    d.opt = dims_of(case_.inputs[std::size_t(k)].opt);
+    d.max = dims_of(case_.inputs[std::size_t(k)].max);
   }
   const auto descs = output_descs();
+  const std::map<std::string, std::int64_t> profile[] = {bindings(0), bindings(1), bindings(2)};
   for (int j = 0; j < nb_outputs_; ++j) {
     auto& d = out[std::size_t(j)];
     d.desc = descs[std::size_t(j)];
-    for (int which = 0; which < 3; ++which) {
-      std::vector<std::int64_t> dims;
-      const auto& e = output_exprs_[std::size_t(j)];
-      for (int i = 0; i < e.nbDims; ++i) {
-        try {
-          dims.push_back(exprs_.evaluate(e.d[i], bindings(which)));
-        } catch (const std::out_of_range&) {
-          dims.push_back(-1);
-        }
-      }
-      fill_dims(which == 0 ? d.min : which == 1 ? d.opt : d.max, dims);
-    }
+    const auto& e = output_exprs_[std::size_t(j)];
+    d.min = dims_of(extents(e, profile[0]));
+    d.opt = dims_of(extents(e, profile[1]));
+    d.max = dims_of(extents(e, profile[2]));
   }
   const bool configured = step("configurePlugin (min/opt/max)", [&]() -> std::string {
     return build->configurePlugin(in.data(), nb_inputs_, out.data(), nb_outputs_) == 0
