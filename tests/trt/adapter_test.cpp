@@ -10,10 +10,14 @@
 #include <cstring>
 #include <memory>
 
+#include "capabilities.h"
 #include "expr_builder.h"
 
 namespace ap = autoplugin;
 namespace trt = autoplugin::trt;
+using trt::build_v2_of;
+using trt::core_of;
+using trt::runtime_of;
 using nvinfer1::DataType;
 using nvinfer1::PluginFieldType;
 using ::testing::AllOf;
@@ -157,19 +161,6 @@ Collection onnx_pad_fields() {
 
 using PluginPtr = std::unique_ptr<nvinfer1::IPluginV3>;
 
-nvinfer1::IPluginV3OneBuildV2* build_of(nvinfer1::IPluginV3* p) {
-  return static_cast<nvinfer1::IPluginV3OneBuildV2*>(
-      p->getCapabilityInterface(nvinfer1::PluginCapabilityType::kBUILD));
-}
-nvinfer1::IPluginV3OneRuntime* runtime_of(nvinfer1::IPluginV3* p) {
-  return static_cast<nvinfer1::IPluginV3OneRuntime*>(
-      p->getCapabilityInterface(nvinfer1::PluginCapabilityType::kRUNTIME));
-}
-nvinfer1::IPluginV3OneCore* core_of(nvinfer1::IPluginV3* p) {
-  return static_cast<nvinfer1::IPluginV3OneCore*>(
-      p->getCapabilityInterface(nvinfer1::PluginCapabilityType::kCORE));
-}
-
 nvinfer1::PluginTensorDesc desc(DataType type, std::initializer_list<std::int64_t> dims) {
   nvinfer1::PluginTensorDesc d{};
   d.type = type;
@@ -259,11 +250,11 @@ TEST_F(Adapter, PluginHasAllThreeCapabilities) {
   PluginPtr plugin = create("adapter_test::pad", &fields.collection);
   ASSERT_NE(plugin, nullptr) << finder.logger.all();
   EXPECT_STREQ(plugin->getInterfaceInfo().kind, "PLUGIN");
-  EXPECT_STREQ(core_of(plugin.get())->getInterfaceInfo().kind, "PLUGIN_V3ONE_CORE");
-  EXPECT_STREQ(build_of(plugin.get())->getInterfaceInfo().kind, "PLUGIN_V3ONE_BUILD");
-  EXPECT_EQ(build_of(plugin.get())->getInterfaceInfo().major, 2);
-  EXPECT_STREQ(runtime_of(plugin.get())->getInterfaceInfo().kind, "PLUGIN_V3ONE_RUNTIME");
-  EXPECT_STREQ(core_of(plugin.get())->getPluginName(), "pad");
+  EXPECT_STREQ(core_of(*plugin)->getInterfaceInfo().kind, "PLUGIN_V3ONE_CORE");
+  EXPECT_STREQ(build_v2_of(*plugin)->getInterfaceInfo().kind, "PLUGIN_V3ONE_BUILD");
+  EXPECT_EQ(build_v2_of(*plugin)->getInterfaceInfo().major, 2);
+  EXPECT_STREQ(runtime_of(*plugin)->getInterfaceInfo().kind, "PLUGIN_V3ONE_RUNTIME");
+  EXPECT_STREQ(core_of(*plugin)->getPluginName(), "pad");
 }
 
 // ---- build phase -------------------------------------------------------------------------------
@@ -271,7 +262,7 @@ TEST_F(Adapter, PluginHasAllThreeCapabilities) {
 TEST_F(Adapter, OutputShapesAreBuilderExpressionsWithConstantsFolded) {
   auto fields = onnx_pad_fields();
   PluginPtr plugin = create("adapter_test::pad", &fields.collection);
-  auto* build = build_of(plugin.get());
+  auto* build = build_v2_of(*plugin);
   EXPECT_EQ(build->getNbOutputs(), 1);
 
   trt::RecordingExprBuilder exprs;
@@ -302,7 +293,7 @@ TEST_F(Adapter, OutputShapesAreBuilderExpressionsWithConstantsFolded) {
 TEST_F(Adapter, DataDependentOutputDeclaresASizeTensor) {
   PluginPtr plugin = create("adapter_test::nonzero", nullptr);
   ASSERT_NE(plugin, nullptr) << finder.logger.all();
-  auto* build = build_of(plugin.get());
+  auto* build = build_v2_of(*plugin);
   ASSERT_EQ(build->getNbOutputs(), 2);
   trt::RecordingExprBuilder exprs;
   const std::vector<std::int64_t> symbolic{-1, 6};
@@ -329,7 +320,7 @@ TEST_F(Adapter, DataDependentOutputDeclaresASizeTensor) {
 
 TEST_F(Adapter, ShapeInputValuesBecomeOutputExtents) {
   PluginPtr plugin = create("adapter_test::expand", nullptr);
-  auto* build = build_of(plugin.get());
+  auto* build = build_v2_of(*plugin);
   trt::RecordingExprBuilder exprs;
   const std::vector<std::int64_t> x{-1, 1};
   const std::vector<std::int64_t> size{-1, -1};
@@ -350,8 +341,7 @@ TEST_F(Adapter, FailedRequirementIsAnErrorCodeAndALogLine) {
   const std::vector<std::int64_t> rank3{2, 3, 4};
   nvinfer1::DimsExprs in = exprs.dims("x", rank3);
   nvinfer1::DimsExprs out{};
-  EXPECT_NE(build_of(plugin.get())->getOutputShapes(&in, 1, nullptr, 0, &out, 1, exprs.builder()),
-            0);
+  EXPECT_NE(build_v2_of(*plugin)->getOutputShapes(&in, 1, nullptr, 0, &out, 1, exprs.builder()), 0);
   // The op, the layer and the method, each once.
   ASSERT_FALSE(finder.logger.lines.empty());
   EXPECT_EQ(finder.logger.lines.back(),
@@ -365,11 +355,11 @@ TEST_F(Adapter, UserExceptionsNeverEscape) {
   const std::vector<std::int64_t> rank3{2, 3, 4};
   nvinfer1::DimsExprs in = exprs.dims("x", rank3);
   nvinfer1::DimsExprs out{};
-  EXPECT_EQ(build_of(plugin.get())->getOutputShapes(&in, 1, nullptr, 0, &out, 1, exprs.builder()),
+  EXPECT_EQ(build_v2_of(*plugin)->getOutputShapes(&in, 1, nullptr, 0, &out, 1, exprs.builder()),
             -1);
   EXPECT_THAT(finder.logger.all(), HasSubstr("shape function threw: rank 3 is not supported"));
   // Wrong counts from a misbehaving caller are errors, not crashes.
-  EXPECT_EQ(build_of(plugin.get())->getOutputShapes(&in, 2, nullptr, 0, &out, 1, exprs.builder()),
+  EXPECT_EQ(build_v2_of(*plugin)->getOutputShapes(&in, 2, nullptr, 0, &out, 1, exprs.builder()),
             -1);
   EXPECT_THAT(finder.logger.all(), HasSubstr("expected 1 inputs, TensorRT passed 2"));
 }
@@ -377,7 +367,7 @@ TEST_F(Adapter, UserExceptionsNeverEscape) {
 TEST_F(Adapter, FormatCombinationsFollowTheDtypeTable) {
   auto fields = onnx_pad_fields();
   PluginPtr plugin = create("adapter_test::pad", &fields.collection);
-  auto* build = build_of(plugin.get());
+  auto* build = build_v2_of(*plugin);
   nvinfer1::DynamicPluginTensorDesc io[2] = {dynamic(DataType::kINT32, {2, 3}),
                                              dynamic(DataType::kFLOAT, {4, 5})};
   EXPECT_TRUE(build->supportsFormatCombination(0, io, 1, 1));
@@ -394,7 +384,7 @@ TEST_F(Adapter, FormatCombinationsFollowTheDtypeTable) {
 
 TEST_F(Adapter, TacticsComeFromLaunchersWithTheSameDtypes) {
   PluginPtr plugin = create("adapter_test::relu_", nullptr);
-  auto* build = build_of(plugin.get());
+  auto* build = build_v2_of(*plugin);
   const auto in = dynamic(DataType::kFLOAT, {8});
   const auto out = dynamic(DataType::kFLOAT, {8});
   ASSERT_EQ(build->configurePlugin(&in, 1, &out, 1), 0);
@@ -406,15 +396,15 @@ TEST_F(Adapter, TacticsComeFromLaunchersWithTheSameDtypes) {
 
   auto fields = onnx_pad_fields();
   PluginPtr pad = create("adapter_test::pad", &fields.collection);
-  EXPECT_EQ(build_of(pad.get())->getNbTactics(), 0);
-  EXPECT_EQ(build_of(pad.get())->getAliasedInput(0), -1);
-  EXPECT_STREQ(build_of(pad.get())->getTimingCacheID(),
+  EXPECT_EQ(build_v2_of(*pad)->getNbTactics(), 0);
+  EXPECT_EQ(build_v2_of(*pad)->getAliasedInput(0), -1);
+  EXPECT_STREQ(build_v2_of(*pad)->getTimingCacheID(),
                "adapter_test::pad/1(padding=[1, 1, 2, 2],mode=\"zeros\",scale=2.0)");
 }
 
 TEST_F(Adapter, SetTacticAfterOnShapeChangeSwitchesTheLauncher) {
   PluginPtr plugin = create("adapter_test::relu_", nullptr);
-  auto* runtime = runtime_of(plugin.get());
+  auto* runtime = runtime_of(*plugin);
   const auto in = desc(DataType::kFLOAT, {1});
   std::vector<float> x{0};
   const void* inputs[] = {x.data()};
@@ -436,32 +426,31 @@ TEST_F(Adapter, SetTacticAfterOnShapeChangeSwitchesTheLauncher) {
 TEST_F(Adapter, SerializedFieldsRecreateTheSamePlugin) {
   auto fields = onnx_pad_fields();
   PluginPtr built = create("adapter_test::pad", &fields.collection);
-  const auto serialized = snapshot(runtime_of(built.get())->getFieldsToSerialize());
+  const auto serialized = snapshot(runtime_of(*built)->getFieldsToSerialize());
   ASSERT_EQ(serialized.size(), 3u);
   EXPECT_EQ(serialized[0].type, PluginFieldType::kINT64);  // our exact form, not the parser's
   Collection stored(serialized);
   PluginPtr runtime =
       create("adapter_test::pad", &stored.collection, nvinfer1::TensorRTPhase::kRUNTIME);
   ASSERT_NE(runtime, nullptr) << finder.logger.all();
-  EXPECT_TRUE(same_fields(snapshot(runtime_of(runtime.get())->getFieldsToSerialize()), serialized));
-  EXPECT_STREQ(build_of(runtime.get())->getTimingCacheID(),
-               build_of(built.get())->getTimingCacheID());
+  EXPECT_TRUE(same_fields(snapshot(runtime_of(*runtime)->getFieldsToSerialize()), serialized));
+  EXPECT_STREQ(build_v2_of(*runtime)->getTimingCacheID(), build_v2_of(*built)->getTimingCacheID());
 }
 
 TEST_F(Adapter, ClonesOutliveTheirSource) {
   auto fields = onnx_pad_fields();
   PluginPtr source = create("adapter_test::pad", &fields.collection);
-  const auto expected = snapshot(runtime_of(source.get())->getFieldsToSerialize());
+  const auto expected = snapshot(runtime_of(*source)->getFieldsToSerialize());
   PluginPtr clone(source->clone());
-  PluginPtr attached(runtime_of(source.get())->attachToContext(nullptr));
+  PluginPtr attached(runtime_of(*source)->attachToContext(nullptr));
   ASSERT_NE(clone, nullptr);
   ASSERT_NE(attached, nullptr);
   EXPECT_NE(clone.get(), source.get());
   source.reset();
-  EXPECT_TRUE(same_fields(snapshot(runtime_of(clone.get())->getFieldsToSerialize()), expected));
+  EXPECT_TRUE(same_fields(snapshot(runtime_of(*clone)->getFieldsToSerialize()), expected));
 
   // The attached clone runs: onShapeChange, then enqueue on host buffers.
-  auto* runtime = runtime_of(attached.get());
+  auto* runtime = runtime_of(*attached);
   const auto in = desc(DataType::kFLOAT, {2, 2});
   const auto out = desc(DataType::kFLOAT, {6, 4});
   ASSERT_EQ(runtime->onShapeChange(&in, 1, &out, 1), 0) << finder.logger.all();
@@ -480,7 +469,7 @@ TEST_F(Adapter, RuntimeErrorsBecomeErrorCodes) {
                             chars("mode", "fail")});
   PluginPtr plugin = create("adapter_test::pad", &fields.collection);
   ASSERT_NE(plugin, nullptr) << finder.logger.all();
-  auto* runtime = runtime_of(plugin.get());
+  auto* runtime = runtime_of(*plugin);
   const auto in = desc(DataType::kFLOAT, {2, 2});
   const auto out = desc(DataType::kFLOAT, {2, 2});
   std::vector<float> x(4), y(4);
@@ -498,13 +487,13 @@ TEST_F(Adapter, RuntimeErrorsBecomeErrorCodes) {
   const auto tiny = desc(DataType::kFLOAT, {1, 1});
   auto wide = Collection({field<std::int64_t>("padding", PluginFieldType::kINT64, {3, 0, 0, 0})});
   PluginPtr wide_plugin = create("adapter_test::pad", &wide.collection);
-  EXPECT_EQ(runtime_of(wide_plugin.get())->onShapeChange(&tiny, 1, &tiny, 1), -1);
+  EXPECT_EQ(runtime_of(*wide_plugin)->onShapeChange(&tiny, 1, &tiny, 1), -1);
   EXPECT_THAT(finder.logger.all(), HasSubstr("padding wraps at most once"));
 }
 
 TEST_F(Adapter, SizeTensorOutputsReceiveTheCount) {
   PluginPtr plugin = create("adapter_test::nonzero", nullptr);
-  auto* runtime = runtime_of(plugin.get());
+  auto* runtime = runtime_of(*plugin);
   const auto in = desc(DataType::kFLOAT, {2, 3});
   const nvinfer1::PluginTensorDesc out[2] = {desc(DataType::kINT64, {-1, 1}),
                                              desc(DataType::kINT32, {})};

@@ -20,6 +20,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "capabilities.h"
 #include "case.h"
 #include "device.h"
 #include "expr_builder.h"
@@ -33,6 +34,9 @@ namespace {
 using nvinfer1::DataType;
 using nvinfer1::PluginFieldType;
 using nvinfer1::TensorFormat;
+using trt::build_of;
+using trt::core_of;
+using trt::runtime_of;
 
 constexpr int kOk = 0;
 constexpr int kFailed = 1;
@@ -276,19 +280,6 @@ struct PluginDeleter {
   void operator()(nvinfer1::IPluginV3* p) const { delete p; }
 };
 using PluginPtr = std::unique_ptr<nvinfer1::IPluginV3, PluginDeleter>;
-
-nvinfer1::IPluginV3OneCore* core_of(nvinfer1::IPluginV3& p) {
-  return static_cast<nvinfer1::IPluginV3OneCore*>(
-      p.getCapabilityInterface(nvinfer1::PluginCapabilityType::kCORE));
-}
-nvinfer1::IPluginV3OneBuild* build_of(nvinfer1::IPluginV3& p) {
-  return static_cast<nvinfer1::IPluginV3OneBuild*>(
-      p.getCapabilityInterface(nvinfer1::PluginCapabilityType::kBUILD));
-}
-nvinfer1::IPluginV3OneRuntime* runtime_of(nvinfer1::IPluginV3& p) {
-  return static_cast<nvinfer1::IPluginV3OneRuntime*>(
-      p.getCapabilityInterface(nvinfer1::PluginCapabilityType::kRUNTIME));
-}
 
 // A resource context with no allocator or error recorder: plugins that need them are told so
 // by a null pointer, as the interface allows.
