@@ -8,6 +8,8 @@
 #include <atomic>
 #include <cstdio>
 #include <exception>
+#include <iterator>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -48,84 +50,44 @@ static_assert(int(PluginFieldType::kFLOAT16) == int(FieldType::Float16) &&
               int(PluginFieldType::kINT4) == int(FieldType::Int4) &&
               int(PluginFieldType::kFP4) == int(FieldType::FP4));
 
+// The core's dtypes and formats and TensorRT's, pair by pair: one table for both directions.
+constexpr std::pair<DType, DataType> kDataTypes[] = {
+    {DType::Float32, DataType::kFLOAT}, {DType::Float16, DataType::kHALF},
+    {DType::BFloat16, DataType::kBF16}, {DType::Int8, DataType::kINT8},
+    {DType::Int32, DataType::kINT32},   {DType::Int64, DataType::kINT64},
+    {DType::UInt8, DataType::kUINT8},   {DType::Bool, DataType::kBOOL},
+    {DType::Float8E4M3, DataType::kFP8}};
+static_assert(std::size(kDataTypes) == kDTypeCount, "every DType has a TensorRT DataType");
+constexpr std::pair<Format, TensorFormat> kFormats[] = {{Format::Linear, TensorFormat::kLINEAR},
+                                                        {Format::HWC, TensorFormat::kHWC},
+                                                        {Format::CHW4, TensorFormat::kCHW4},
+                                                        {Format::CHW32, TensorFormat::kCHW32},
+                                                        {Format::HWC8, TensorFormat::kHWC8}};
+
 std::optional<DType> from_trt(DataType type) noexcept {
-  switch (type) {
-    case DataType::kFLOAT:
-      return DType::Float32;
-    case DataType::kHALF:
-      return DType::Float16;
-    case DataType::kBF16:
-      return DType::BFloat16;
-    case DataType::kINT8:
-      return DType::Int8;
-    case DataType::kINT32:
-      return DType::Int32;
-    case DataType::kINT64:
-      return DType::Int64;
-    case DataType::kUINT8:
-      return DType::UInt8;
-    case DataType::kBOOL:
-      return DType::Bool;
-    case DataType::kFP8:
-      return DType::Float8E4M3;
-    default:
-      return std::nullopt;
+  for (const auto& [ours, theirs] : kDataTypes) {
+    if (theirs == type) return ours;
   }
+  return std::nullopt;
 }
 
 std::optional<DataType> to_trt(DType dtype) noexcept {
-  switch (dtype) {
-    case DType::Float32:
-      return DataType::kFLOAT;
-    case DType::Float16:
-      return DataType::kHALF;
-    case DType::BFloat16:
-      return DataType::kBF16;
-    case DType::Int8:
-      return DataType::kINT8;
-    case DType::Int32:
-      return DataType::kINT32;
-    case DType::Int64:
-      return DataType::kINT64;
-    case DType::UInt8:
-      return DataType::kUINT8;
-    case DType::Bool:
-      return DataType::kBOOL;
-    case DType::Float8E4M3:
-      return DataType::kFP8;
+  for (const auto& [ours, theirs] : kDataTypes) {
+    if (ours == dtype) return theirs;
   }
   return std::nullopt;
 }
 
 std::optional<Format> from_trt(TensorFormat format) noexcept {
-  switch (format) {
-    case TensorFormat::kLINEAR:
-      return Format::Linear;
-    case TensorFormat::kHWC:
-      return Format::HWC;
-    case TensorFormat::kCHW4:
-      return Format::CHW4;
-    case TensorFormat::kCHW32:
-      return Format::CHW32;
-    case TensorFormat::kHWC8:
-      return Format::HWC8;
-    default:
-      return std::nullopt;
+  for (const auto& [ours, theirs] : kFormats) {
+    if (theirs == format) return ours;
   }
+  return std::nullopt;
 }
 
 TensorFormat to_trt(Format format) noexcept {
-  switch (format) {
-    case Format::Linear:
-      return TensorFormat::kLINEAR;
-    case Format::HWC:
-      return TensorFormat::kHWC;
-    case Format::CHW4:
-      return TensorFormat::kCHW4;
-    case Format::CHW32:
-      return TensorFormat::kCHW32;
-    case Format::HWC8:
-      return TensorFormat::kHWC8;
+  for (const auto& [ours, theirs] : kFormats) {
+    if (ours == format) return theirs;
   }
   return TensorFormat::kLINEAR;
 }
