@@ -9,11 +9,9 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
-#include <map>
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
 #include "autoplugin/error.h"
@@ -477,44 +475,14 @@ constexpr std::uint64_t kMemoizeAbove = 64;
 
 // ----- the printing sink of operation_program -----
 
-using SymbolKey = std::pair<int, int>;
-
-struct SymbolLabels {
-  std::map<SymbolKey, std::string> inputs;
-  std::map<SymbolKey, std::string> shape_values;
-};
-
-void collect_labels(const Dim& dim, SymbolLabels& labels,
-                    std::unordered_set<const DimNode*>& visited) {
-  const DimNode* node = dim.node();
-  if (!node || !visited.insert(node).second) return;
-  const SymbolKey key{node->index0, node->index1};
-  switch (node->kind) {
-    case DimKind::InputExtent:
-      labels.inputs.emplace(key, node->label);
-      return;
-    case DimKind::ShapeValue:
-      labels.shape_values.emplace(key, node->label);
-      return;
-    case DimKind::SizeTensor:
-    case DimKind::Operation:
-      collect_labels(node->lhs, labels, visited);
-      collect_labels(node->rhs, labels, visited);
-      return;
-  }
-}
-
 class ProgramPrinter final : public DimSink {
  public:
-  explicit ProgramPrinter(SymbolLabels labels) : labels_(std::move(labels)) {}
-
   Handle constant(std::int64_t value) override { return intern(std::to_string(value)); }
-  // Every symbol the lowering reaches was collected beforehand.
-  Handle input_extent(int input, int axis) override {
-    return intern(labels_.inputs.at({input, axis}));
+  Handle input_extent(int, int, std::string_view label) override {
+    return intern(std::string(label));
   }
-  Handle shape_value(int shape_input, int index) override {
-    return intern(labels_.shape_values.at({shape_input, index}));
+  Handle shape_value(int, int, std::string_view label) override {
+    return intern(std::string(label));
   }
   Handle size_tensor(int index, Handle opt, Handle upper) override {
     std::string name = "s" + std::to_string(index);
@@ -537,7 +505,6 @@ class ProgramPrinter final : public DimSink {
     return &texts_.back();
   }
 
-  SymbolLabels labels_;
   std::deque<std::string> texts_;
   std::string program_;
   int operations_ = 0;
@@ -872,10 +839,10 @@ DimSink::Handle Lowering::lower(const Dim& dim) {
   DimSink::Handle handle = nullptr;
   switch (node->kind) {
     case DimKind::InputExtent:
-      handle = sink_.input_extent(node->index0, node->index1);
+      handle = sink_.input_extent(node->index0, node->index1, node->label);
       break;
     case DimKind::ShapeValue:
-      handle = sink_.shape_value(node->index0, node->index1);
+      handle = sink_.shape_value(node->index0, node->index1, node->label);
       break;
     case DimKind::SizeTensor: {
       DimSink::Handle opt = lower(node->lhs);
@@ -898,12 +865,7 @@ std::string operation_program(std::span<const Shape> shapes, std::span<const std
     throw std::invalid_argument("operation_program: " + std::to_string(names.size()) +
                                 " names for " + std::to_string(shapes.size()) + " shapes");
   }
-  SymbolLabels labels;
-  std::unordered_set<const DimNode*> visited;
-  for (const Shape& shape : shapes) {
-    for (const Dim& dim : shape) collect_labels(dim, labels, visited);
-  }
-  ProgramPrinter printer(std::move(labels));
+  ProgramPrinter printer;
   Lowering lowering(printer);
   std::string outputs;
   for (std::size_t i = 0; i < shapes.size(); ++i) {

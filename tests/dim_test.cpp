@@ -619,8 +619,8 @@ TEST_F(DimTest, EvaluatesLargeSharedGraphsInLinearTime) {
 class CountingSink final : public ap::DimSink {
  public:
   Handle constant(std::int64_t) override { return next(constants); }
-  Handle input_extent(int, int) override { return next(symbols); }
-  Handle shape_value(int, int) override { return next(symbols); }
+  Handle input_extent(int, int, std::string_view) override { return next(symbols); }
+  Handle shape_value(int, int, std::string_view) override { return next(symbols); }
   Handle size_tensor(int, Handle, Handle) override { return next(size_tensors); }
   Handle operation(DimOp, Handle a, Handle b) override {
     EXPECT_NE(a, nullptr);

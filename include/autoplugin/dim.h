@@ -208,8 +208,9 @@ class DimSink {
   using Handle = const void*;
   virtual ~DimSink() = default;
   virtual Handle constant(std::int64_t value) = 0;
-  virtual Handle input_extent(int input, int axis) = 0;
-  virtual Handle shape_value(int shape_input, int index) = 0;
+  // `label` is how the extent or value is named for people, e.g. "x[0]".
+  virtual Handle input_extent(int input, int axis, std::string_view label) = 0;
+  virtual Handle shape_value(int shape_input, int index, std::string_view label) = 0;
   virtual Handle size_tensor(int index, Handle opt, Handle upper) = 0;
   virtual Handle operation(DimOp op, Handle a, Handle b) = 0;
 };

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <exception>
 #include <iterator>
-#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -194,8 +193,10 @@ class BuilderSink final : public DimSink {
         first_size_output_(first_size_output) {}
 
   Handle constant(std::int64_t value) override { return checked(builder_.constant(value)); }
-  Handle input_extent(int input, int axis) override { return inputs_[input].d[axis]; }
-  Handle shape_value(int shape_input, int index) override {
+  Handle input_extent(int input, int axis, std::string_view) override {
+    return inputs_[input].d[axis];
+  }
+  Handle shape_value(int shape_input, int index, std::string_view) override {
     return shape_inputs_[shape_input].d[index];
   }
   Handle size_tensor(int index, Handle opt, Handle upper) override {
