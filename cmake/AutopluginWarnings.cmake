@@ -4,7 +4,9 @@ function(autoplugin_set_warnings target)
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion>
     $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
   if(AUTOPLUGIN_WARNINGS_AS_ERRORS)
+    # For CUDA sources, g++ 13 at -O3 reports a false stringop-overflow inside std::vector
+    # (seen in nvcc's host pass): kept as a warning.
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Werror>
-                                             $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Werror>)
+      $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Werror,-Wno-error=stringop-overflow>)
   endif()
 endfunction()
