@@ -69,7 +69,6 @@ std::optional<DType> dtype_from_scalar_type_code(std::int64_t code) noexcept {
   return std::nullopt;
 }
 
-
 float half_to_float(std::uint16_t half) noexcept {
   const std::uint32_t sign = static_cast<std::uint32_t>(half & 0x8000u) << 16;
   std::uint32_t exponent = (half >> 10) & 0x1Fu;
