@@ -72,8 +72,9 @@ function(_autoplugin_check_shipped_artefact name artefact source)
   endforeach()
   if(mismatches)
     list(JOIN mismatches "\n  " mismatches)
-    message(FATAL_ERROR "autoplugin_add_triton_kernel(${name}): the shipped artefact "
-      "${artefact}.json was compiled for other settings:\n  ${mismatches}\nRecompile it where "
+    # The path and the differences go on indented lines, which CMake prints unwrapped.
+    message(FATAL_ERROR "autoplugin_add_triton_kernel(${name}): the shipped artefact was "
+      "compiled for other settings:\n  ${artefact}.json\n  ${mismatches}\nRecompile it where "
       "Triton is installed (target autoplugin_update_triton_artefacts)")
   endif()
   string(JSON recorded_hash GET "${json}" source_sha256)
