@@ -2,11 +2,12 @@
 #     SOURCE kernel.py KERNEL function SIGNATURE "*fp32:16, *fp32:16, i32, 1024"
 #     [NUM_WARPS 4] [NUM_STAGES 3] [ARCH 90] [NAMESPACE ns] [ARTEFACT_DIR dir])
 #
-# A Triton kernel compiled ahead of time for one signature, as a static library NAME whose
-# header NAME.h declares `struct NAME` with the kernel's constexprs and a typed
-# `launch(grid, stream, args...)` (autoplugin/triton.h); a kernel that needs scratch memory has
-# `launch(grid, stream, scratch, args...)` and `scratch_bytes(grid)` instead. Link NAME to the target that declares
-# the op (its launcher calls NAME::launch, which pulls the kernel in).
+# A Triton kernel compiled ahead of time for one signature, as a static library NAME whose header
+# triton_kernels/NAME.h (in a folder, so that no kernel name shadows a system header) declares
+# `struct NAME` with the kernel's constexprs and a typed `launch(grid, stream, args...)`
+# (autoplugin/triton.h); a kernel that needs scratch memory has `launch(grid, stream, scratch,
+# args...)` and `scratch_bytes(grid)` instead. Link NAME to the target that declares the op (its
+# launcher calls NAME::launch, which pulls the kernel in).
 #
 # Where Python can import triton, the kernel is compiled in the build (AUTOPLUGIN_TRITON_AOT=AUTO,
 # the default; ON requires it). Elsewhere the artefact shipped in ARTEFACT_DIR (NAME.json, .cubin,
@@ -172,7 +173,7 @@ function(autoplugin_add_triton_kernel name)
   endif()
 
   add_custom_command(
-    OUTPUT ${generated}/${name}.cpp ${generated}/include/${name}.h
+    OUTPUT ${generated}/${name}.cpp ${generated}/include/triton_kernels/${name}.h
     COMMAND ${CMAKE_COMMAND} -DARTEFACT=${artefact} "-DNAMESPACE=${ARG_NAMESPACE}"
             -DOUT_DIR=${generated} -P ${embed_script}
     DEPENDS ${artefact}.json ${artefact}.cubin ${artefact}.ptx ${embed_script}

@@ -10,9 +10,9 @@
 #include <string>
 
 #include "../common/circular_pad_shape.h"
-#include "circular_pad_triton_bf16.h"
-#include "circular_pad_triton_fp16.h"
-#include "circular_pad_triton_fp32.h"
+#include "triton_kernels/circular_pad_triton_bf16.h"
+#include "triton_kernels/circular_pad_triton_fp16.h"
+#include "triton_kernels/circular_pad_triton_fp32.h"
 
 namespace ap = autoplugin;
 using namespace autoplugin_examples;

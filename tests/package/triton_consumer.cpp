@@ -1,7 +1,7 @@
 // Uses a Triton kernel embedded from an artefact through the installed package.
 #include <iostream>
 
-#include "test_scale_add.h"
+#include "triton_kernels/test_scale_add.h"
 
 int main() {
   const autoplugin::triton::KernelImage& image = pkg::test_scale_add::image();

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "error_text.h"
-#include "test_scalars.h"
-#include "test_scale_add.h"
-#include "test_tile_copy.h"
+#include "triton_kernels/test_scalars.h"
+#include "triton_kernels/test_scale_add.h"
+#include "triton_kernels/test_tile_copy.h"
 
 namespace {
 
