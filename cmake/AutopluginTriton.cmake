@@ -30,12 +30,20 @@ function(_autoplugin_find_triton)
   if(NOT AUTOPLUGIN_TRITON_AOT STREQUAL "OFF")
     find_package(Python3 COMPONENTS Interpreter QUIET)
     if(Python3_Interpreter_FOUND)
-      execute_process(COMMAND ${Python3_EXECUTABLE} -c "import triton; print(triton.__version__)"
-                      RESULT_VARIABLE failed OUTPUT_VARIABLE version ERROR_QUIET
-                      OUTPUT_STRIP_TRAILING_WHITESPACE)
+      execute_process(
+        COMMAND ${Python3_EXECUTABLE} -c
+                "import triton; print(triton.__version__); print(triton.__file__)"
+        RESULT_VARIABLE failed OUTPUT_VARIABLE found ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
       if(NOT failed)
         set(python ${Python3_EXECUTABLE})
+        string(REPLACE "\n" ";" found "${found}")
+        list(GET found 0 version)
+        list(GET found 1 package_file)
         message(STATUS "autoplugin: Triton ${version}: Triton kernels are compiled in the build")
+        # Upgrading or removing Triton re-runs this search: the kernels are then recompiled (each
+        # AOT step's depfile names this file too) or built from their shipped artefacts.
+        set_property(DIRECTORY ${CMAKE_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+                     ${package_file})
       endif()
     endif()
     if(NOT python AND AUTOPLUGIN_TRITON_AOT STREQUAL "ON")
@@ -149,7 +157,10 @@ function(autoplugin_add_triton_kernel name)
       COMMAND ${python} ${aot_script} --source ${source} --kernel ${ARG_KERNEL}
               --signature "${signature}" --name ${name} --num-warps ${ARG_NUM_WARPS}
               --num-stages ${ARG_NUM_STAGES} --arch ${ARG_ARCH} --out-dir ${generated}/aot
+              --depfile ${generated}/aot/${name}.d
       DEPENDS ${source} ${aot_script}
+      # The modules the kernel imports and the installed Triton, as the compile found them.
+      DEPFILE ${generated}/aot/${name}.d
       COMMENT "Triton AOT: ${ARG_KERNEL} -> ${name} (sm_${ARG_ARCH})" VERBATIM)
     if(NOT TARGET autoplugin_update_triton_artefacts)
       add_custom_target(autoplugin_update_triton_artefacts)

@@ -2,10 +2,12 @@
 """Compiles one @triton.jit kernel ahead of time into an autoplugin artefact.
 
     triton_aot.py --source kernel.py --kernel NAME --signature SIG --name ARTEFACT
-                  [--num-warps 4] [--num-stages 3] [--arch 90] --out-dir DIR
+                  [--num-warps 4] [--num-stages 3] [--arch 90] --out-dir DIR [--depfile FILE]
 
 writes DIR/ARTEFACT.cubin, DIR/ARTEFACT.ptx and DIR/ARTEFACT.json (the metadata the C++ side
 needs: run-time parameters with their sizes, constexprs, warps, shared memory, scratch needs).
+FILE, a Makefile-style depfile, lists what the result depends on besides the kernel source: the
+Python modules it imported from outside the installed packages, and the installed Triton.
 
 SIG lists every parameter of the kernel in order, as Triton's own AOT compiler takes it: a type
 (`*fp32`, `i32`, `fp32`, ...) optionally followed by `:16` (the value, or the address, is a
@@ -22,7 +24,9 @@ import json
 import math
 import os
 import re
+import site
 import sys
+import sysconfig
 from pathlib import Path
 
 ARTEFACT_FORMAT = 1
@@ -193,6 +197,31 @@ def compile_kernel(args):
     }, compiled.asm["cubin"], ptx
 
 
+def imported_files(triton_module):
+    """The files a rebuild should follow: modules imported from outside the Python installation
+    (the kernel's own helpers), and Triton's package file, which a reinstall rewrites."""
+    paths = sysconfig.get_paths()
+    installed = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    installed.update(site.getsitepackages() + [site.getusersitepackages()])
+    installed = [Path(directory).resolve() for directory in installed]
+    files = {Path(triton_module.__file__).resolve()}
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if not file or not file.endswith(".py"):
+            continue
+        path = Path(file).resolve()
+        if not any(path.is_relative_to(directory) for directory in installed):
+            files.add(path)
+    return sorted(files)
+
+
+def write_depfile(depfile, target, files):
+    def escaped(path):
+        return str(path).replace(" ", "\\ ").replace("#", "\\#").replace("$", "$$")
+    lines = [f"{escaped(target)}:"] + [f" {escaped(file)}" for file in files]
+    Path(depfile).write_text(" \\\n".join(lines) + "\n")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", required=True, help="Python file defining the kernel")
@@ -203,6 +232,7 @@ def main():
     parser.add_argument("--num-stages", type=int, default=3)
     parser.add_argument("--arch", type=int, default=90, help="compute capability, e.g. 90")
     parser.add_argument("--out-dir", required=True)
+    parser.add_argument("--depfile", help="write a Makefile-style depfile here")
     args = parser.parse_args()
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", args.name):
         parser.error(f"--name {args.name!r} is not a C++ identifier")
@@ -215,6 +245,9 @@ def main():
     (out / f"{args.name}.cubin").write_bytes(cubin)
     (out / f"{args.name}.ptx").write_text(ptx)
     (out / f"{args.name}.json").write_text(json.dumps(metadata, indent=2) + "\n")
+    if args.depfile:
+        write_depfile(args.depfile, (out / f"{args.name}.json").resolve(),
+                      imported_files(sys.modules["triton"]))
 
 
 if __name__ == "__main__":
