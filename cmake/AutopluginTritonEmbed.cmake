@@ -203,6 +203,10 @@ if(scratch_needed)
   static std::size_t scratch_bytes(autoplugin::triton::Grid grid) {
     return autoplugin::triton::scratch_bytes(image(), grid);
   }
+  // The same for the op's .workspace function: `programs`, the grid's size, from the shapes.
+  static autoplugin::Dim scratch_bytes(const autoplugin::Dim& programs) {
+    return autoplugin::triton::scratch_bytes(image(), programs);
+  }
   // Launches on `stream`; throws autoplugin::Error naming the kernel on any failure.
   static void launch(
       autoplugin::triton::Grid grid, autoplugin::Stream stream,

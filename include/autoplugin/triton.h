@@ -6,6 +6,7 @@
 // grid (checked against CUDA's limits) and the scratch memory some kernels need.
 #pragma once
 
+#include <autoplugin/dim.h>
 #include <autoplugin/dtype.h>
 #include <autoplugin/tensor.h>
 
@@ -104,6 +105,9 @@ constexpr std::int64_t cdiv(std::int64_t numerator, std::int64_t denominator) {
 // Device memory for the kernel's scratch buffers: scratch_bytes(image, grid) bytes, aligned to
 // the kernel's global_scratch_align (checked at launch). Declare it as the op's workspace.
 std::size_t scratch_bytes(const KernelImage& image, Grid grid);
+// The same as an expression of the shapes, for an op's workspace function: `programs` is the
+// grid's size in the same terms, e.g. ceil_div(x[0], BLOCK_M) * ceil_div(x[1], BLOCK_N).
+Dim scratch_bytes(const KernelImage& image, const Dim& programs);
 
 // A pointer argument that accepts element pointers of one dtype (`T*` or `const T*` of any host
 // or CUDA type of that dtype), or of any type when the kernel's pointee has no plugin dtype.

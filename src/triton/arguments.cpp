@@ -214,6 +214,14 @@ std::size_t scratch_bytes(const KernelImage& image, Grid grid) {
   return static_cast<std::size_t>(scratch_layout(image, grid).total);
 }
 
+// scratch_layout's total, as an expression.
+Dim scratch_bytes(const KernelImage& image, const Dim& programs) {
+  const Dim global = image.scratch_parameters >= 1 ? image.global_scratch_bytes * programs : Dim();
+  if (image.scratch_parameters < 2 || image.profile_scratch_bytes == 0) return global;
+  const Dim align = image.profile_scratch_align;
+  return ceil_div(global, align) * align + image.profile_scratch_bytes * programs;
+}
+
 PackedArguments::PackedArguments(const KernelImage& image,
                                  std::initializer_list<Argument> arguments, Grid grid,
                                  Workspace scratch) {

@@ -224,6 +224,28 @@ TEST(TritonScratch, SizedPerProgramAndChecked) {
   EXPECT_THAT(misaligned, HasSubstr("is not aligned to the"));
 }
 
+// The op-workspace form (a Dim of the program count) gives what the launch checks against.
+TEST(TritonScratch, ExpressionForTheWorkspaceMatchesTheGridForm) {
+  tr::KernelImage with_profile = test_tile_copy::image();
+  with_profile.global_scratch_bytes = 100;
+  with_profile.profile_scratch_bytes = 24;
+  with_profile.profile_scratch_align = 64;
+  for (const tr::KernelImage* image : {&test_scale_add::image(), &test_tile_copy::image(),
+                                       static_cast<const tr::KernelImage*>(&with_profile)}) {
+    for (std::uint32_t programs : {0u, 1u, 3u, 6u, 1000u}) {
+      const tr::Grid grid = tr::make_grid(programs);
+      EXPECT_EQ(tr::scratch_bytes(*image, autoplugin::Dim(programs)).value(),
+                static_cast<std::int64_t>(tr::scratch_bytes(*image, grid)))
+          << image->name << " with profile scratch " << image->profile_scratch_bytes << ", "
+          << programs << " programs";
+    }
+  }
+  // 3 programs: 300 bytes of global scratch, profile scratch from 320 (its alignment), 72 bytes.
+  EXPECT_EQ(tr::scratch_bytes(with_profile, tr::make_grid(3)), 392u);
+  EXPECT_EQ(test_tile_copy::scratch_bytes(autoplugin::Dim(6)).value(),
+            static_cast<std::int64_t>(test_tile_copy::scratch_bytes(tr::make_grid(3, 2))));
+}
+
 TEST(TritonGrid, LimitsAndCeilingDivision) {
   EXPECT_EQ(tr::cdiv(0, 4), 0);
   EXPECT_EQ(tr::cdiv(9, 4), 3);
