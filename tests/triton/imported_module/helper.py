@@ -1,0 +1,6 @@
+import triton
+
+
+@triton.jit
+def doubled(value):
+    return value * 2
