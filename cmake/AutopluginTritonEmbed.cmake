@@ -1,8 +1,8 @@
 # Turns a Triton AOT artefact (NAME.json + NAME.cubin + NAME.ptx, written by triton_aot.py) into
 # C++: OUT_DIR/NAME.cpp (the embedded module and its KernelImage) and
-# OUT_DIR/include/triton_kernels/NAME.h (a
-# struct NAME with the kernel's constexprs and a typed launch()). Runs as a script (cmake -P) so
-# that building from a shipped artefact needs neither Python nor Triton.
+# OUT_DIR/include/triton_kernels/NAME.h (a struct NAME with the kernel's constexprs and a typed
+# launch()). Runs as a script (cmake -P) so that building from a shipped artefact needs neither
+# Python nor Triton.
 #   -DARTEFACT=<dir>/<NAME>  -DNAMESPACE=<ns or empty>  -DOUT_DIR=<dir>
 cmake_minimum_required(VERSION 3.25)
 
