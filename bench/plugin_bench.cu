@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "tensor_desc.h"
+
 namespace ap = autoplugin;
 
 // The example's launcher, called directly for the overhead comparison.
@@ -46,15 +48,6 @@ std::vector<std::int64_t> parse_list(const char* text) {
 
 nvinfer1::DataType trt_dtype(const std::string& name) {
   return *ap::trt::to_trt(*ap::dtype_from_name(name));
-}
-
-nvinfer1::PluginTensorDesc desc(nvinfer1::DataType type, const std::vector<std::int64_t>& dims) {
-  nvinfer1::PluginTensorDesc d{};
-  d.type = type;
-  d.format = nvinfer1::TensorFormat::kLINEAR;
-  d.dims.nbDims = static_cast<std::int32_t>(dims.size());
-  std::copy(dims.begin(), dims.end(), d.dims.d);
-  return d;
 }
 
 std::int64_t numel(const std::vector<std::int64_t>& dims) {
@@ -117,17 +110,17 @@ int time_op(const std::string& op, const std::string& dtype, const std::vector<s
   }
   Plugin p = make_plugin(("torchtrt_ex::" + op).c_str(), fields);
   const auto type = trt_dtype(dtype);
-  const auto in = desc(type, shape);
+  const auto in = ap::trt::linear_desc(type, shape);
   const std::size_t element = ap::dtype_size(*ap::dtype_from_name(dtype));
   // nonzero: [count, rank] int64 coordinates (sized for every element) and the 0-d count.
   const bool coordinates = op == "nonzero";
   std::vector<nvinfer1::PluginTensorDesc> out;
   if (coordinates) {
     out_shape = {numel(shape), static_cast<std::int64_t>(shape.size())};
-    out = {desc(nvinfer1::DataType::kINT64, {-1, out_shape[1]}),
-           desc(nvinfer1::DataType::kINT32, {})};
+    out = {ap::trt::linear_desc(nvinfer1::DataType::kINT64, {-1, out_shape[1]}),
+           ap::trt::linear_desc(nvinfer1::DataType::kINT32, {})};
   } else {
-    out = {desc(type, out_shape)};
+    out = {ap::trt::linear_desc(type, out_shape)};
   }
   const auto nb_out = static_cast<std::int32_t>(out.size());
   if (p.runtime->onShapeChange(&in, 1, out.data(), nb_out) != 0) return 1;
@@ -172,7 +165,7 @@ int time_overhead(int calls) {
   check(cudaMalloc(&x, sizeof(float)), "malloc");
   check(cudaMalloc(&y, sizeof(float)), "malloc");
   Plugin gelu = make_plugin("torchtrt_ex::gelu_tanh", {});
-  const auto in = desc(nvinfer1::DataType::kFLOAT, {1});
+  const auto in = ap::trt::linear_desc(nvinfer1::DataType::kFLOAT, {1});
   if (gelu.runtime->onShapeChange(&in, 1, &in, 1) != 0) return 1;
   const void* inputs[] = {x};
   void* outputs[] = {y};
@@ -181,7 +174,7 @@ int time_overhead(int calls) {
   const std::vector<std::int64_t> no_padding = {0, 0};
   const std::vector<nvinfer1::PluginField> pad_fields = {
       {"padding", no_padding.data(), nvinfer1::PluginFieldType::kINT64, 2}};
-  const auto pad_desc = desc(nvinfer1::DataType::kFLOAT, {1, 1});
+  const auto pad_desc = ap::trt::linear_desc(nvinfer1::DataType::kFLOAT, {1, 1});
   Plugin pad = make_plugin("torchtrt_ex::circular_pad", pad_fields);
   Plugin pad_triton = make_plugin("torchtrt_ex::circular_pad_triton", pad_fields);
   for (Plugin* p : {&pad, &pad_triton}) {

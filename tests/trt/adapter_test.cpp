@@ -12,17 +12,19 @@
 
 #include "capabilities.h"
 #include "expr_builder.h"
+#include "tensor_desc.h"
 
 namespace ap = autoplugin;
 namespace trt = autoplugin::trt;
-using trt::build_v2_of;
-using trt::core_of;
-using trt::runtime_of;
 using nvinfer1::DataType;
 using nvinfer1::PluginFieldType;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using trt::build_v2_of;
+using trt::core_of;
+using trt::linear_desc;
+using trt::runtime_of;
 
 namespace {
 
@@ -161,17 +163,9 @@ Collection onnx_pad_fields() {
 
 using PluginPtr = std::unique_ptr<nvinfer1::IPluginV3>;
 
-nvinfer1::PluginTensorDesc desc(DataType type, std::initializer_list<std::int64_t> dims) {
-  nvinfer1::PluginTensorDesc d{};
-  d.type = type;
-  d.format = nvinfer1::TensorFormat::kLINEAR;
-  d.dims.nbDims = static_cast<std::int32_t>(dims.size());
-  std::copy(dims.begin(), dims.end(), d.dims.d);
-  return d;
-}
 nvinfer1::DynamicPluginTensorDesc dynamic(DataType type, std::initializer_list<std::int64_t> dims) {
   nvinfer1::DynamicPluginTensorDesc d{};
-  d.desc = desc(type, dims);
+  d.desc = linear_desc(type, dims);
   d.min = d.opt = d.max = d.desc.dims;
   return d;
 }
@@ -405,7 +399,7 @@ TEST_F(Adapter, TacticsComeFromLaunchersWithTheSameDtypes) {
 TEST_F(Adapter, SetTacticAfterOnShapeChangeSwitchesTheLauncher) {
   PluginPtr plugin = create("adapter_test::relu_", nullptr);
   auto* runtime = runtime_of(*plugin);
-  const auto in = desc(DataType::kFLOAT, {1});
+  const auto in = linear_desc(DataType::kFLOAT, {1});
   std::vector<float> x{0};
   const void* inputs[] = {x.data()};
   void* outputs[] = {x.data()};
@@ -451,8 +445,8 @@ TEST_F(Adapter, ClonesOutliveTheirSource) {
 
   // The attached clone runs: onShapeChange, then enqueue on host buffers.
   auto* runtime = runtime_of(*attached);
-  const auto in = desc(DataType::kFLOAT, {2, 2});
-  const auto out = desc(DataType::kFLOAT, {6, 4});
+  const auto in = linear_desc(DataType::kFLOAT, {2, 2});
+  const auto out = linear_desc(DataType::kFLOAT, {6, 4});
   ASSERT_EQ(runtime->onShapeChange(&in, 1, &out, 1), 0) << finder.logger.all();
   std::vector<float> x{1, 2, 3, 4}, y(24, -1.0f);
   const void* inputs[] = {x.data()};
@@ -470,8 +464,8 @@ TEST_F(Adapter, RuntimeErrorsBecomeErrorCodes) {
   PluginPtr plugin = create("adapter_test::pad", &fields.collection);
   ASSERT_NE(plugin, nullptr) << finder.logger.all();
   auto* runtime = runtime_of(*plugin);
-  const auto in = desc(DataType::kFLOAT, {2, 2});
-  const auto out = desc(DataType::kFLOAT, {2, 2});
+  const auto in = linear_desc(DataType::kFLOAT, {2, 2});
+  const auto out = linear_desc(DataType::kFLOAT, {2, 2});
   std::vector<float> x(4), y(4);
   const void* inputs[] = {x.data()};
   void* outputs[] = {y.data()};
@@ -480,11 +474,11 @@ TEST_F(Adapter, RuntimeErrorsBecomeErrorCodes) {
   ASSERT_EQ(runtime->onShapeChange(&in, 1, &out, 1), 0);
   EXPECT_EQ(runtime->enqueue(&in, &out, inputs, outputs, nullptr, nullptr), -1);
   EXPECT_THAT(finder.logger.all(), HasSubstr("launcher 'pad_launcher<float>' returned status 7"));
-  const auto half = desc(DataType::kHALF, {2, 2});
+  const auto half = linear_desc(DataType::kHALF, {2, 2});
   EXPECT_EQ(runtime->onShapeChange(&half, 1, &half, 1), -1);
   EXPECT_THAT(finder.logger.all(), HasSubstr("no launcher for dtypes (float16, float16)"));
   // A requirement that concrete extents decide is checked when the shapes arrive.
-  const auto tiny = desc(DataType::kFLOAT, {1, 1});
+  const auto tiny = linear_desc(DataType::kFLOAT, {1, 1});
   auto wide = Collection({field<std::int64_t>("padding", PluginFieldType::kINT64, {3, 0, 0, 0})});
   PluginPtr wide_plugin = create("adapter_test::pad", &wide.collection);
   EXPECT_EQ(runtime_of(*wide_plugin)->onShapeChange(&tiny, 1, &tiny, 1), -1);
@@ -494,9 +488,9 @@ TEST_F(Adapter, RuntimeErrorsBecomeErrorCodes) {
 TEST_F(Adapter, SizeTensorOutputsReceiveTheCount) {
   PluginPtr plugin = create("adapter_test::nonzero", nullptr);
   auto* runtime = runtime_of(*plugin);
-  const auto in = desc(DataType::kFLOAT, {2, 3});
-  const nvinfer1::PluginTensorDesc out[2] = {desc(DataType::kINT64, {-1, 1}),
-                                             desc(DataType::kINT32, {})};
+  const auto in = linear_desc(DataType::kFLOAT, {2, 3});
+  const nvinfer1::PluginTensorDesc out[2] = {linear_desc(DataType::kINT64, {-1, 1}),
+                                             linear_desc(DataType::kINT32, {})};
   ASSERT_EQ(runtime->onShapeChange(&in, 1, out, 2), 0) << finder.logger.all();
   std::vector<float> x{0, 1, 0, 2, 3, 0};
   std::vector<std::int64_t> indices(6, -1);

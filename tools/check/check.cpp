@@ -26,6 +26,7 @@
 #include "expr_builder.h"
 #include "library.h"
 #include "report.h"
+#include "tensor_desc.h"
 #include "tensors.h"
 
 namespace autoplugin::check {
@@ -36,6 +37,8 @@ using nvinfer1::PluginFieldType;
 using nvinfer1::TensorFormat;
 using trt::build_of;
 using trt::core_of;
+using trt::dims_of;
+using trt::linear_desc;
 using trt::runtime_of;
 
 constexpr int kOk = 0;
@@ -288,22 +291,6 @@ class NullResourceContext final : public nvinfer1::IPluginResourceContext {
   nvinfer1::IGpuAllocator* getGpuAllocator() const noexcept override { return nullptr; }
   nvinfer1::IErrorRecorder* getErrorRecorder() const noexcept override { return nullptr; }
 };
-
-nvinfer1::Dims dims_of(const std::vector<std::int64_t>& values) {
-  nvinfer1::Dims dims{};
-  dims.nbDims = static_cast<std::int32_t>(values.size());
-  std::copy(values.begin(), values.end(), dims.d);
-  return dims;
-}
-
-nvinfer1::PluginTensorDesc linear_desc(DataType type, const std::vector<std::int64_t>& extents) {
-  nvinfer1::PluginTensorDesc d{};
-  d.type = type;
-  d.format = TensorFormat::kLINEAR;
-  d.scale = 1.0f;
-  d.dims = dims_of(extents);
-  return d;
-}
 
 class CaseRun {
  public:
