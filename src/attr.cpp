@@ -1,4 +1,5 @@
 #include <autoplugin/attr.h>
+#include <autoplugin/attr_types.h>
 #include <autoplugin/error.h>
 
 #include <algorithm>
@@ -82,27 +83,8 @@ std::string describe_value(const AttrValue& value) {
 
 // What a field for `type` must hold, e.g. "int[2] (2 integers, or 1 to broadcast)".
 std::string expectation(const Type& type) {
-  std::string what;
-  switch (type.base) {
-    case BaseType::Int:
-      what = type.is_list ? "integers" : "one integer";
-      break;
-    case BaseType::Float:
-      what = type.is_list ? "floats" : "one float";
-      break;
-    case BaseType::Bool:
-      what = type.is_list ? "integers 0 or 1" : "one integer 0 or 1";
-      break;
-    case BaseType::Str:
-      what = "chars";
-      break;
-    case BaseType::ScalarType:
-      what = "a dtype name as chars, or one integer ScalarType code";
-      break;
-    default:
-      what = "a tensor, not a field";
-      break;
-  }
+  const AttributeTypeInfo* info = attribute_type_info(type);
+  std::string what = info != nullptr ? std::string(info->field_contents) : "a tensor, not a field";
   if (type.fixed_size) {
     what = std::to_string(*type.fixed_size) + " " + what + ", or 1 to broadcast";
   }
@@ -297,20 +279,16 @@ void add_text(FieldList& fields, const std::string& name, std::string_view text)
 void encode_field(FieldList& fields, const Argument& argument, const AttrValue& value) {
   const Type& type = argument.type;
   const std::string& name = argument.name;
+  const AttributeTypeInfo* info = attribute_type_info(type);
+  const FieldType serialized = info != nullptr ? info->serialized : FieldType::Unknown;
   const auto mismatch = [&] {
     return Problem{"expected " + type.to_string() + ", got " + describe_value(value)};
   };
   if (std::holds_alternative<std::monostate>(value)) {
     if (!type.optional) throw mismatch();
-    // Indexed by BaseType: the field type each base serializes to.
-    static constexpr std::array<FieldType, 7> kTypes = {
-        FieldType::Unknown, FieldType::Int64,   FieldType::Float64, FieldType::Int8,
-        FieldType::Char,    FieldType::Unknown, FieldType::Char};
     // A length-0 variable list is the empty list, so its None needs another type.
     const bool variable_list = type.is_list && !type.fixed_size;
-    fields.add(name,
-               variable_list ? FieldType::Unknown : kTypes[static_cast<std::size_t>(type.base)],
-               nullptr, 0);
+    fields.add(name, variable_list ? FieldType::Unknown : serialized, nullptr, 0);
     return;
   }
   const auto check_size = [&](std::size_t size) {
@@ -322,11 +300,11 @@ void encode_field(FieldList& fields, const Argument& argument, const AttrValue& 
         const auto* list = std::get_if<IntList>(&value);
         if (list == nullptr) throw mismatch();
         check_size(list->size());
-        add_elements(fields, name, FieldType::Int64, *list);
+        add_elements(fields, name, serialized, *list);
       } else {
         const auto* number = std::get_if<std::int64_t>(&value);
         if (number == nullptr) throw mismatch();
-        fields.add(name, FieldType::Int64, number, 1);
+        fields.add(name, serialized, number, 1);
       }
       return;
     case BaseType::Float:
@@ -334,11 +312,11 @@ void encode_field(FieldList& fields, const Argument& argument, const AttrValue& 
         const auto* list = std::get_if<FloatList>(&value);
         if (list == nullptr) throw mismatch();
         check_size(list->size());
-        add_elements(fields, name, FieldType::Float64, *list);
+        add_elements(fields, name, serialized, *list);
       } else {
         const auto* number = std::get_if<double>(&value);
         if (number == nullptr) throw mismatch();
-        fields.add(name, FieldType::Float64, number, 1);
+        fields.add(name, serialized, number, 1);
       }
       return;
     case BaseType::Bool:
@@ -346,13 +324,13 @@ void encode_field(FieldList& fields, const Argument& argument, const AttrValue& 
         const auto* list = std::get_if<BoolList>(&value);
         if (list == nullptr) throw mismatch();
         check_size(list->size());
-        add_elements(fields, name, FieldType::Int8,
+        add_elements(fields, name, serialized,
                      std::vector<std::int8_t>(list->span().begin(), list->span().end()));
       } else {
         const auto* flag = std::get_if<bool>(&value);
         if (flag == nullptr) throw mismatch();
         const std::int8_t byte = *flag ? 1 : 0;
-        fields.add(name, FieldType::Int8, &byte, 1);
+        fields.add(name, serialized, &byte, 1);
       }
       return;
     case BaseType::Str: {
@@ -420,13 +398,12 @@ std::vector<FieldSpec> field_specs(const Schema& schema) {
   std::vector<FieldSpec> specs;
   for (const Argument* argument : attribute_arguments(schema)) {
     const Type& type = argument->type;
-    FieldSpec spec{argument->name, FieldType::Char, 0};
-    if (type.base == BaseType::Int || type.base == BaseType::Bool) spec.type = FieldType::Int32;
-    if (type.base == BaseType::Float) spec.type = FieldType::Float32;
-    if (spec.type != FieldType::Char) {
-      spec.length = type.is_list ? static_cast<std::int32_t>(type.fixed_size.value_or(0)) : 1;
+    const FieldType parser_field = attribute_type_info(type)->parser_field;
+    std::int32_t length = 0;  // variable: chars, and lists of no fixed size
+    if (parser_field != FieldType::Char) {
+      length = type.is_list ? static_cast<std::int32_t>(type.fixed_size.value_or(0)) : 1;
     }
-    specs.push_back(std::move(spec));
+    specs.push_back({argument->name, parser_field, length});
   }
   return specs;
 }

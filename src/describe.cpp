@@ -1,3 +1,4 @@
+#include <autoplugin/attr_types.h>
 #include <autoplugin/describe.h>
 #include <autoplugin/error.h>
 
@@ -12,22 +13,6 @@ constexpr std::size_t kDefaultShapeInputLength = 2;
 std::string pad(std::string text, std::size_t width) {
   if (text.size() < width) text.append(width - text.size(), ' ');
   return text;
-}
-
-// How TensorRT's ONNX parser delivers an attribute of this type.
-std::string onnx_attribute_type(const Type& type) {
-  switch (type.base) {
-    case BaseType::Int:
-    case BaseType::Bool:
-      return type.is_list ? "INTS" : "INT";
-    case BaseType::Float:
-      return type.is_list ? "FLOATS" : "FLOAT";
-    case BaseType::Str:
-    case BaseType::ScalarType:
-      return "STRING";
-    default:
-      return "-";
-  }
 }
 
 std::string dtype_rule_text(const DTypeRule& rule) {
@@ -158,7 +143,7 @@ std::string describe(const Op& op) {
         << pad(a.default_value ? "default " + to_string(*a.default_value)
                                : (a.type.optional ? "default None" : "required"),
                22)
-        << "ONNX " << onnx_attribute_type(a.type) << "\n";
+        << "ONNX " << attribute_type_info(a.type)->onnx_attribute << "\n";
   }
   out << "  dtypes    ";
   std::vector<std::string> headers;
