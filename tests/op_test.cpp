@@ -79,7 +79,7 @@ TEST(OpBuild, ValidOpHasPositionsAndDtypeTable) {
 }
 
 template <typename T>
-void bad_launcher(ap::In<T> x, double padding, std::string_view mode, ap::Out<T> y) {
+void bad_launcher(ap::In<T> x, double padding, std::string_view mode, ap::Out<T> y, ap::Stream) {
   (void)x, (void)padding, (void)mode, (void)y;
 }
 ap::Shape bad_shape(ap::Shape x, double padding) {
@@ -96,7 +96,6 @@ TEST(OpBuild, ReportsEveryMismatchInOneMessage) {
                                        "(In<T>/OptIn<T>) but the schema declares 2 (x, bias)"),
                              HasSubstr("takes 1 output tensor (Out<T>) but the schema returns 2 "
                                        "(y, z)"),
-                             HasSubstr("takes no cudaStream_t"),
                              HasSubstr("takes 2 attributes but the schema declares 1 (padding)"),
                              HasSubstr("shape function takes 2 parameters but the schema declares "
                                        "3 arguments")));
@@ -385,7 +384,7 @@ TEST_F(Launch, PassesTensorsAttributesAndStream) {
                                                             ap::IntList{4, 5}, ap::AttrValue{}});
   auto decoded = op.decode_fields(fields.views());
   auto* stream = reinterpret_cast<ap::Stream>(0x1234);
-  ap::LaunchArgs args{inputs, outputs, {}, decoded.values, stream, {}};
+  ap::LaunchArgs args{inputs, outputs, {}, decoded.values, stream, {}, {}};
   EXPECT_EQ(op.launch(op.launchers()[0], args), 0);
   EXPECT_EQ(y, (std::vector<float>{3, 6, 9, 12, 15, 18}));
   EXPECT_EQ(recorded.scale, 3);
@@ -400,7 +399,7 @@ TEST_F(Launch, ReturnsTheLauncherStatus) {
   const std::vector<ap::TensorRef> inputs{ref(x.data(), ap::DType::Float32, {1})};
   const std::vector<ap::TensorRef> outputs{ref(y.data(), ap::DType::Float32, {1})};
   const std::vector<ap::AttrValue> attrs{std::int64_t{-1}, std::string("fast"), ap::IntList{}, 0.5};
-  EXPECT_EQ(op.launch(op.launchers()[0], {inputs, outputs, {}, attrs, nullptr, {}}), 7);
+  EXPECT_EQ(op.launch(op.launchers()[0], {inputs, outputs, {}, attrs, nullptr, {}, {}}), 7);
   EXPECT_EQ(recorded.eps, 0.5);
 }
 
@@ -410,7 +409,7 @@ TEST_F(Launch, RefusesAMismatchedTensorDtype) {
   const std::vector<ap::TensorRef> outputs{ref(y.data(), ap::DType::Float32, {1})};
   const std::vector<ap::AttrValue> attrs{std::int64_t{1}, std::string(), ap::IntList{}, 0.5};
   try {
-    op.launch(op.launchers()[0], {inputs, outputs, {}, attrs, nullptr, {}});
+    op.launch(op.launchers()[0], {inputs, outputs, {}, attrs, nullptr, {}, {}});
     FAIL() << "expected a TensorError";
   } catch (const ap::TensorError& e) {
     EXPECT_THAT(e.what(), HasSubstr("dtype float16 but the launcher expects float32"));
@@ -572,7 +571,7 @@ TEST(Workspace, SizedByTheDeclaredFunctionAndPassedToTheLauncher) {
   std::vector<float> x{1}, y(1);
   const std::vector<ap::TensorRef> in{ref(x.data(), ap::DType::Float32, {1})};
   const std::vector<ap::TensorRef> out{ref(y.data(), ap::DType::Float32, {1})};
-  ap::LaunchArgs args{in, out, {}, {}, nullptr, {nullptr, 24}};
+  ap::LaunchArgs args{in, out, {}, {}, nullptr, {nullptr, 24}, {}};
   EXPECT_EQ(op.launch(op.launchers()[0], args), 0);
   EXPECT_EQ(y[0], 25.0f);
 
@@ -601,11 +600,11 @@ TEST(Regression, OptionalInputsGetTheirOwnBuffer) {
   const std::vector<ap::TensorRef> inputs{ref(x.data(), ap::DType::Float32, {1}),
                                           ref(bias.data(), ap::DType::Float32, {1})};
   const std::vector<ap::TensorRef> outputs{ref(y.data(), ap::DType::Float32, {1})};
-  ASSERT_EQ(op.launch(op.launchers()[0], {inputs, outputs, {}, {}, nullptr, {}}), 0);
+  ASSERT_EQ(op.launch(op.launchers()[0], {inputs, outputs, {}, {}, nullptr, {}, {}}), 0);
   EXPECT_EQ(seen_bias, 7.0f);
   const std::vector<ap::TensorRef> absent{ref(x.data(), ap::DType::Float32, {1}),
                                           ref(nullptr, ap::DType::Float32, {1})};
-  ASSERT_EQ(op.launch(op.launchers()[0], {absent, outputs, {}, {}, nullptr, {}}), 0);
+  ASSERT_EQ(op.launch(op.launchers()[0], {absent, outputs, {}, {}, nullptr, {}, {}}), 0);
   EXPECT_EQ(seen_bias, -1.0f);
 }
 
@@ -614,9 +613,9 @@ TEST(Regression, EmptyOutputsNeedNoAddress) {
       ap::Op::build(DECLARE("ex::op(Tensor x) -> Tensor", identity_shape, copy_launcher<float>));
   const std::vector<ap::TensorRef> inputs{ref(nullptr, ap::DType::Float32, {0, 3})};
   const std::vector<ap::TensorRef> outputs{ref(nullptr, ap::DType::Float32, {0, 3})};
-  EXPECT_EQ(op.launch(op.launchers()[0], {inputs, outputs, {}, {}, nullptr, {}}), 0);
+  EXPECT_EQ(op.launch(op.launchers()[0], {inputs, outputs, {}, {}, nullptr, {}, {}}), 0);
   const std::vector<ap::TensorRef> missing{ref(nullptr, ap::DType::Float32, {1, 3})};
-  EXPECT_THROW(op.launch(op.launchers()[0], {inputs, missing, {}, {}, nullptr, {}}),
+  EXPECT_THROW(op.launch(op.launchers()[0], {inputs, missing, {}, {}, nullptr, {}, {}}),
                ap::TensorError);
 }
 

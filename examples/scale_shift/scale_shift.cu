@@ -1,9 +1,12 @@
 // scale_shift: y = round(relu(scale * x + shift)), with attributes of four types (float, int,
-// bool, str), each optional with a default.
+// bool, str), each optional with a default. The `str` attribute binds to an enum of our own
+// (AttrBinding), decoded once when the plugin is created.
 #include <autoplugin/autoplugin.h>
 
 #include <cuda_runtime.h>
 
+#include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include "../common/kernel_utils.cuh"
@@ -27,27 +30,33 @@ __global__ void scale_shift_kernel(const T* __restrict__ x, T* __restrict__ y, s
   }
 }
 
-Rounding parse_rounding(std::string_view name) {
-  return name == "floor" ? Rounding::Floor : name == "nearest" ? Rounding::Nearest : Rounding::None;
-}
-
 }  // namespace
+
+// `rounding` arrives as a Rounding: a name other than these fails the plugin's creation.
+template <>
+struct autoplugin::AttrBinding<Rounding> {
+  using schema_type = std::string_view;
+  static constexpr std::string_view name = "Rounding";
+  static Rounding decode(std::string_view text) {
+    if (text == "none") return Rounding::None;
+    if (text == "floor") return Rounding::Floor;
+    if (text == "nearest") return Rounding::Nearest;
+    throw std::invalid_argument("rounding is \"none\", \"floor\" or \"nearest\", not \"" +
+                                std::string(text) + "\"");
+  }
+};
 
 template <typename T>
 cudaError_t scale_shift(ap::In<T> x, ap::Out<T> y, float scale, std::int32_t shift, bool relu,
-                        std::string_view rounding, cudaStream_t stream) {
+                        Rounding rounding, cudaStream_t stream) {
   const std::int64_t n = x.numel();
   if (n == 0) return cudaSuccess;
   scale_shift_kernel<<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(
-      x.data(), y.data(), n, scale, static_cast<float>(shift), relu, parse_rounding(rounding));
+      x.data(), y.data(), n, scale, static_cast<float>(shift), relu, rounding);
   return cudaGetLastError();
 }
 
-ap::Shape scale_shift_shape(ap::Shape x, double, std::int64_t, bool, std::string_view rounding) {
-  ap::require(rounding == "none" || rounding == "floor" || rounding == "nearest",
-              "rounding is \"none\", \"floor\" or \"nearest\"");
-  return x;
-}
+ap::Shape scale_shift_shape(ap::Shape x, double, std::int64_t, bool, Rounding) { return x; }
 
 AUTOPLUGIN_OP(
     "torchtrt_ex::scale_shift(Tensor x, float scale=1.0, int shift=0, bool relu=False, "

@@ -8,6 +8,7 @@
 #include <autoplugin/tensor.h>
 #include <autoplugin/value.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -38,6 +39,15 @@ enum class Role : std::uint8_t {
   DimValue,       // shape function: Dim, for a `SymInt` argument
 };
 
+// A user-bound attribute's C++ value (see AttrBinding), decoded once when a plugin is created.
+// `binder` is the function that decoded it, which identifies the C++ type.
+struct BoundValue {
+  using Binder = std::shared_ptr<const void> (*)(const AttrValue&);
+  Binder binder = nullptr;
+  std::shared_ptr<const void> value;
+};
+using BoundValues = std::vector<BoundValue>;  // one attribute's values, one per bound C++ type
+
 struct ParamDescriptor {
   Role role = Role::Attribute;
   DType dtype = DType::Float32;      // tensors only
@@ -48,6 +58,8 @@ struct ParamDescriptor {
   // Attributes whose C++ type is narrower than the schema type (int32_t, float): false when the
   // value does not fit. Null when every value of the schema type fits.
   bool (*fits)(const AttrValue&) = nullptr;
+  // Attributes of a user-bound type: decodes the attribute value into it (may throw).
+  BoundValue::Binder binder = nullptr;
 };
 
 // Everything a launcher call needs, in the op's positions.
@@ -58,7 +70,30 @@ struct LaunchArgs {
   std::span<const AttrValue> attributes;    // one per attribute argument
   Stream stream = nullptr;
   Workspace workspace;
+  std::span<const BoundValues> bound;  // one per attribute argument (see Op::bind_attributes)
 };
+
+// The value `binder` decoded for attribute `attribute`; throws Error when there is none (the
+// launch arguments were made without Op::bind_attributes).
+const void* find_bound_value(std::span<const BoundValues> bound, std::size_t attribute,
+                             BoundValue::Binder binder);
+
+// Binds a C++ type of your own to a schema attribute type; specialize it for the type:
+//
+//   enum class Mode { Scale, Shift };
+//   template <> struct autoplugin::AttrBinding<Mode> {
+//     using schema_type = std::string_view;               // binds to `str`
+//     static Mode decode(std::string_view text);          // may throw: the message is reported
+//   };
+//
+// `schema_type` is any attribute parameter type (int64_t, double, bool, std::string_view,
+// std::span<const int64_t>, DType, ...), which decides the schema type it binds to. Launchers
+// receive the decoded value, made once when the plugin is created (a plugin with a value that
+// does not decode is not created); shape and workspace functions decode it per call.
+// `std::optional<T>` binds to the optional schema type. An optional `static constexpr
+// std::string_view name` names the type in messages (default: the compiler's name for it).
+template <typename T>
+struct AttrBinding;
 
 // Returns the launcher's status: 0, or the non-zero value a launcher returned (e.g. cudaError_t).
 using LaunchThunk = std::int64_t (*)(const void* callable, const LaunchArgs& args);
@@ -93,6 +128,42 @@ namespace detail {
 template <typename T>
 inline constexpr bool dependent_false = false;
 
+// ---- type names, made at compile time for messages --------------------------------------------
+// The concatenation of string_views that have static storage duration.
+template <const std::string_view&... Parts>
+struct JoinedName {
+  static constexpr auto storage = [] {
+    std::array<char, (Parts.size() + ... + 0) + 1> chars{};
+    std::size_t at = 0;
+    ((std::copy(Parts.begin(), Parts.end(), chars.begin() + static_cast<std::ptrdiff_t>(at)),
+      at += Parts.size()),
+     ...);
+    return chars;
+  }();
+  static constexpr std::string_view value{storage.data(), storage.size() - 1};
+};
+inline constexpr std::string_view kOptionalPrefix = "std::optional<";
+inline constexpr std::string_view kTemplateEnd = ">";
+
+// The compiler's spelling of T, read from the function signature it prints ("... [with T = X;"
+// from GCC, "... [T = X]" from Clang).
+template <typename T>
+constexpr std::string_view compiler_type_name() {
+  const std::string_view signature = __PRETTY_FUNCTION__;
+  const std::size_t start = signature.find("T = ");
+  if (start == std::string_view::npos) return "a user-bound type";
+  const std::string_view rest = signature.substr(start + 4);
+  return rest.substr(0, rest.find_first_of(";]"));
+}
+template <typename T>
+constexpr std::string_view user_type_name() {
+  if constexpr (requires { AttrBinding<T>::name; }) {
+    return AttrBinding<T>::name;
+  } else {
+    return compiler_type_name<T>();
+  }
+}
+
 // ---- attribute value types -------------------------------------------------------------------
 template <typename T>
 struct AttrTraits {
@@ -105,6 +176,7 @@ struct AttrTraitsBase {
   static constexpr BaseType base = Base;
   static constexpr bool is_list = List;
   static constexpr bool is_optional = false;
+  static constexpr bool user_bound = false;
   static constexpr bool (*fits)(const AttrValue&) = nullptr;
 };
 
@@ -185,17 +257,61 @@ struct AttrTraits<std::span<const bool>>
   static std::span<const bool> get(const AttrValue& v) { return std::get<BoolList>(v).span(); }
 };
 
+template <typename T>
+concept UserBound = requires {
+  typename AttrBinding<T>::schema_type;
+};
+
 // std::optional<T> binds to the optional form of T's schema type and receives None as nullopt.
 template <typename T>
-requires AttrTraits<T>::supported struct AttrTraits<std::optional<T>> : AttrTraits<T> {
+requires(AttrTraits<T>::supported && !UserBound<T>) struct AttrTraits<std::optional<T>>
+    : AttrTraits<T> {
   static constexpr bool is_optional = true;
-  static constexpr std::string_view name = "std::optional<...>";
+  static constexpr std::string_view name =
+      JoinedName<kOptionalPrefix, AttrTraits<T>::name, kTemplateEnd>::value;
   static std::optional<std::remove_cvref_t<decltype(AttrTraits<T>::get(std::declval<AttrValue>()))>>
   get(const AttrValue& v) {
     if (std::holds_alternative<std::monostate>(v)) return std::nullopt;
     return AttrTraits<T>::get(v);
   }
 };
+
+// A user-bound type (see AttrBinding): the schema type of its `schema_type`, decoded by its
+// binding once per plugin.
+template <typename T>
+struct UserBoundTraits : AttrTraits<std::remove_cvref_t<typename AttrBinding<T>::schema_type>> {
+  using Schema = AttrTraits<std::remove_cvref_t<typename AttrBinding<T>::schema_type>>;
+  static_assert(Schema::supported && !Schema::is_optional && !Schema::user_bound,
+                "autoplugin: AttrBinding<T>::schema_type must be a built-in, non-optional "
+                "attribute parameter type (int64_t, double, bool, std::string_view, "
+                "std::span<const int64_t>, autoplugin::DType, ...)");
+  static constexpr bool user_bound = true;
+  static constexpr std::string_view name = user_type_name<T>();
+  static constexpr bool (*fits)(const AttrValue&) = nullptr;
+  static T decode(const AttrValue& v) { return AttrBinding<T>::decode(Schema::get(v)); }
+};
+template <UserBound T>
+struct AttrTraits<T> : UserBoundTraits<T> {
+  using Value = T;
+};
+template <UserBound T>
+struct AttrTraits<std::optional<T>> : UserBoundTraits<T> {
+  using Value = std::optional<T>;
+  static constexpr bool is_optional = true;
+  static constexpr std::string_view name =
+      JoinedName<kOptionalPrefix, UserBoundTraits<T>::name, kTemplateEnd>::value;
+  static std::optional<T> decode(const AttrValue& v) {
+    if (std::holds_alternative<std::monostate>(v)) return std::nullopt;
+    return UserBoundTraits<T>::decode(v);
+  }
+};
+
+// Decodes a user-bound attribute into a shared, immutable value (the plugin keeps it).
+template <typename T>
+std::shared_ptr<const void> bind_attribute(const AttrValue& value) {
+  using Traits = AttrTraits<T>;
+  return std::make_shared<const typename Traits::Value>(Traits::decode(value));
+}
 
 template <typename P>
 ParamDescriptor attribute_param() {
@@ -206,6 +322,7 @@ ParamDescriptor attribute_param() {
   d.is_optional = Traits::is_optional;
   d.cpp_type = Traits::name;
   d.fits = Traits::fits;
+  if constexpr (Traits::user_bound) d.binder = &bind_attribute<std::remove_cvref_t<P>>;
   return d;
 }
 
@@ -243,7 +360,12 @@ struct LaunchParam {
       "std::span<const int64_t/double/bool>, or std::optional of these).");
   static ParamDescriptor describe() { return attribute_param<P>(); }
   static decltype(auto) get(const LaunchArgs& a, std::size_t k) {
-    return AttrTraits<Value>::get(a.attributes[k]);
+    if constexpr (AttrTraits<Value>::user_bound) {
+      using Bound = typename AttrTraits<Value>::Value;
+      return *static_cast<const Bound*>(find_bound_value(a.bound, k, &bind_attribute<Value>));
+    } else {
+      return AttrTraits<Value>::get(a.attributes[k]);
+    }
   }
   static constexpr Role role = Role::Attribute;
 };
@@ -324,7 +446,13 @@ struct ShapeParam {
                 "std::optional<Shape> for Tensor?, Dim for SymInt, and attribute values typed as "
                 "for a launcher.");
   static ParamDescriptor describe() { return attribute_param<P>(); }
-  static decltype(auto) get(const ShapeArg& a) { return AttrTraits<Value>::get(*a.value); }
+  static decltype(auto) get(const ShapeArg& a) {
+    if constexpr (AttrTraits<Value>::user_bound) {
+      return AttrTraits<Value>::decode(*a.value);
+    } else {
+      return AttrTraits<Value>::get(*a.value);
+    }
+  }
 };
 template <>
 struct ShapeParam<Shape> {
@@ -402,6 +530,56 @@ struct Signature<R (C::*)(A...) const> : Signature<R (*)(A...)> {};
 template <typename C, typename R, typename... A>
 struct Signature<R (C::*)(A...) const noexcept> : Signature<R (*)(A...)> {};
 
+template <typename M>
+inline constexpr bool is_const_member_function = false;
+template <typename C, typename R, typename... A>
+inline constexpr bool is_const_member_function<R (C::*)(A...) const> = true;
+template <typename C, typename R, typename... A>
+inline constexpr bool is_const_member_function<R (C::*)(A...) const noexcept> = true;
+
+// A function, or a callable with one call operator that is not a template: its parameter types
+// are what binds it. (A function name or pointer arrives here as a function pointer.)
+template <typename F>
+concept FixedSignature = std::is_function_v<std::remove_pointer_t<F>> || requires {
+  &F::operator();
+};
+// Launchers run concurrently from TensorRT's execution contexts: their call operator is const.
+template <typename F>
+concept ConstCallable = std::is_function_v<std::remove_pointer_t<F>> ||
+    (FixedSignature<F>&& is_const_member_function<decltype(&F::operator())>);
+
+// Checks every rule that depends on the C++ signature alone; true when the callable can be bound.
+template <typename F>
+constexpr bool check_callable() {
+  static_assert(FixedSignature<F>,
+                "autoplugin: a launcher or shape function must be a function or a callable with "
+                "one non-template operator(); a generic lambda ([](auto x) ...) has no parameter "
+                "types to bind: spell them out, or name one instantiation (launcher<float>)");
+  if constexpr (FixedSignature<F>) {
+    static_assert(ConstCallable<F>,
+                  "autoplugin: a launcher or shape function must not change its own state: "
+                  "remove `mutable` from the lambda (or make operator() const); TensorRT calls "
+                  "it from several execution contexts at once");
+    return ConstCallable<F>;
+  }
+  return false;
+}
+
+template <typename... P>
+constexpr bool check_launcher_parameters() {
+  constexpr std::size_t streams =
+      (std::size_t{std::is_same_v<std::remove_cvref_t<P>, Stream>} + ... + 0);
+  constexpr std::size_t workspaces =
+      (std::size_t{std::is_same_v<std::remove_cvref_t<P>, Workspace>} + ... + 0);
+  static_assert(streams == 1,
+                "autoplugin: a launcher takes exactly one cudaStream_t (autoplugin::Stream) and "
+                "launches its kernels on it: TensorRT's stream for the plugin");
+  static_assert(workspaces <= 1,
+                "autoplugin: a launcher takes at most one autoplugin::Workspace (the op's "
+                "scratch memory, sized by .workspace(bytes_function))");
+  return streams == 1 && workspaces <= 1;
+}
+
 template <typename F, typename R, typename... P>
 std::int64_t call_launcher(const void* callable, const LaunchArgs& args, std::tuple<P...>*) {
   static constexpr std::array<Role, sizeof...(P)> roles{
@@ -422,21 +600,30 @@ std::int64_t call_launcher(const void* callable, const LaunchArgs& args, std::tu
 
 template <typename F>
 LauncherDescriptor make_launcher(F fn, std::string name) {
-  using Sig = Signature<F>;
-  using R = typename Sig::Result;
-  static_assert(std::is_void_v<R> || std::is_integral_v<R> || std::is_enum_v<R>,
-                "autoplugin: a launcher returns void or a status (0 = success), e.g. cudaError_t");
   LauncherDescriptor d;
-  d.name = std::move(name);
-  d.returns_status = !std::is_void_v<R>;
-  [&]<typename... P>(std::tuple<P...>*) {
-    static_assert((NoCopyInEnqueue<P>::value && ...));
-    (d.params.push_back(LaunchParam<std::remove_cvref_t<P>>::describe()), ...);
-  }(static_cast<typename Sig::Args*>(nullptr));
-  d.callable = std::make_shared<const F>(std::move(fn));
-  d.thunk = [](const void* callable, const LaunchArgs& args) {
-    return call_launcher<F, R>(callable, args, static_cast<typename Sig::Args*>(nullptr));
-  };
+  if constexpr (check_callable<F>()) {
+    using Sig = Signature<F>;
+    using R = typename Sig::Result;
+    static_assert(std::is_void_v<R> || std::is_integral_v<R> || std::is_enum_v<R>,
+                  "autoplugin: a launcher returns void or a status (0 = success), e.g. "
+                  "cudaError_t");
+    d.name = std::move(name);
+    d.returns_status = !std::is_void_v<R>;
+    const bool valid = [&]<typename... P>(std::tuple<P...>*) {
+      static_assert((NoCopyInEnqueue<P>::value && ...));
+      if constexpr (check_launcher_parameters<P...>()) {
+        (d.params.push_back(LaunchParam<std::remove_cvref_t<P>>::describe()), ...);
+        return true;
+      }
+      return false;
+    }(static_cast<typename Sig::Args*>(nullptr));
+    if (valid) {
+      d.callable = std::make_shared<const F>(std::move(fn));
+      d.thunk = [](const void* callable, const LaunchArgs& args) {
+        return call_launcher<F, R>(callable, args, static_cast<typename Sig::Args*>(nullptr));
+      };
+    }
+  }
   return d;
 }
 
@@ -476,25 +663,31 @@ std::vector<Shape> call_shape_function(const void* callable, std::span<const Sha
 
 template <typename Result, typename F>
 ShapeFunctionDescriptor make_shape_descriptor(F fn, int num_results) {
-  using Sig = Signature<F>;
   ShapeFunctionDescriptor d;
-  [&]<typename... P>(std::tuple<P...>*) {
-    (d.params.push_back(ShapeParam<std::remove_cvref_t<P>>::describe()), ...);
-  }(static_cast<typename Sig::Args*>(nullptr));
-  d.num_results = num_results;
-  d.callable = std::make_shared<const F>(std::move(fn));
-  d.thunk = [](const void* callable, std::span<const ShapeArg> args) {
-    // The function's arity is checked against the schema before any call.
-    return call_shape_function<F, Result>(callable, args,
-                                          static_cast<typename Sig::Args*>(nullptr));
-  };
+  if constexpr (check_callable<F>()) {
+    using Sig = Signature<F>;
+    [&]<typename... P>(std::tuple<P...>*) {
+      (d.params.push_back(ShapeParam<std::remove_cvref_t<P>>::describe()), ...);
+    }(static_cast<typename Sig::Args*>(nullptr));
+    d.num_results = num_results;
+    d.callable = std::make_shared<const F>(std::move(fn));
+    d.thunk = [](const void* callable, std::span<const ShapeArg> args) {
+      // The function's arity is checked against the schema before any call.
+      return call_shape_function<F, Result>(callable, args,
+                                            static_cast<typename Sig::Args*>(nullptr));
+    };
+  }
   return d;
 }
 
 template <typename F>
 ShapeFunctionDescriptor make_shape_function(F fn) {
-  using R = std::remove_cvref_t<typename Signature<F>::Result>;
-  return make_shape_descriptor<ShapesResult>(std::move(fn), ShapeResult<R>::count);
+  if constexpr (check_callable<F>()) {
+    using R = std::remove_cvref_t<typename Signature<F>::Result>;
+    return make_shape_descriptor<ShapesResult>(std::move(fn), ShapeResult<R>::count);
+  } else {
+    return {};
+  }
 }
 
 // A workspace function takes the shape function's parameters and returns a byte count; it is

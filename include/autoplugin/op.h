@@ -154,6 +154,10 @@ class Op {
   // types. Throws FieldError naming the op and every bad field.
   DecodedAttributes decode_fields(std::span<const FieldView> fields) const;
   FieldList encode_fields(std::span<const AttrValue> attributes) const;
+  // Decodes the attributes that launchers, the shape function or the workspace function take as
+  // a type of their own (AttrBinding), once; the result is LaunchArgs::bound. Throws FieldError
+  // naming the op, every attribute that does not decode and its binding's message.
+  std::vector<BoundValues> bind_attributes(std::span<const AttrValue> attributes) const;
 
   // Runs the shape function. `inputs` has one shape per input (absent Tensor?: null entry in
   // `present`), `shape_inputs` one per SymInt/SymInt[] argument (a SymInt is a rank-1 shape).

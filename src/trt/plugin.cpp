@@ -245,7 +245,10 @@ class Plugin final : public nvinfer1::IPluginV3,
                      public nvinfer1::IPluginV3OneRuntime {
  public:
   Plugin(const Op& op, std::vector<AttrValue> attributes, std::string instance)
-      : op_(&op), attributes_(std::move(attributes)), instance_(std::move(instance)) {}
+      : op_(&op),
+        attributes_(std::move(attributes)),
+        bound_(op.bind_attributes(attributes_)),
+        instance_(std::move(instance)) {}
 
   // ---- IPluginV3 ----
   nvinfer1::IPluginCapability* getCapabilityInterface(
@@ -506,7 +509,8 @@ class Plugin final : public nvinfer1::IPluginV3,
         size_outputs_[s].data = outputs[outputs_.size() + s];
       }
       const LaunchArgs args{inputs_,     outputs_, size_outputs_,
-                            attributes_, stream,   Workspace{workspace, workspace_size_}};
+                            attributes_, stream,   Workspace{workspace, workspace_size_},
+                            bound_};
       const std::int64_t status = op_->launch(*launcher_, args);
       if (status != 0) {
         throw Error("launcher '" + launcher_->launcher->name + "' returned status " +
@@ -555,6 +559,7 @@ class Plugin final : public nvinfer1::IPluginV3,
 
   const Op* op_;
   std::vector<AttrValue> attributes_;
+  std::vector<BoundValues> bound_;  // user-bound attribute types, decoded once (shared by clones)
   std::string instance_;
   std::vector<DType> configured_dtypes_;
   std::int32_t tactic_ = 0;
