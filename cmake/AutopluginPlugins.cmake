@@ -1,8 +1,16 @@
+# The core's library entry points are linked into every op library even though nothing in it
+# calls them.
+set(AUTOPLUGIN_LIBRARY_API_LINK_OPTIONS
+  "LINKER:--undefined=autoplugin_library_v1_ops" "LINKER:--undefined=autoplugin_library_v1_describe"
+  "LINKER:--undefined=autoplugin_library_v1_shape_program"
+  "LINKER:--undefined=autoplugin_library_v1_decode_fields")
+
 # autoplugin_add_library(NAME [SOURCES file...] [LINK target...])
 #
 # A TensorRT plugin library with every op declared in SOURCES (and in the LINKed object
 # libraries): loadable with `trtexec --dynamicPlugins=libNAME.so`, IPluginRegistry::loadLibrary
-# and `--setPluginsToSerialize`. It exports exactly getCreators and setLoggerFinder.
+# and `--setPluginsToSerialize`. It exports getCreators and setLoggerFinder for TensorRT, and the
+# autoplugin_library_v1_* entry points (include/autoplugin/library_api.h) for autoplugin's tools.
 # LINK object libraries (or sources), not static libraries: the linker drops static-library
 # members nothing references, and the ops declared in them with them.
 function(autoplugin_add_library name)
@@ -13,5 +21,6 @@ function(autoplugin_add_library name)
     CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
     LINK_DEPENDS ${AUTOPLUGIN_EXPORTS_MAP})
   target_link_options(${name} PRIVATE
-    "LINKER:--version-script=${AUTOPLUGIN_EXPORTS_MAP}" "LINKER:--no-undefined")
+    "LINKER:--version-script=${AUTOPLUGIN_EXPORTS_MAP}" "LINKER:--no-undefined"
+    ${AUTOPLUGIN_LIBRARY_API_LINK_OPTIONS})
 endfunction()
