@@ -1,9 +1,4 @@
-# The core's library entry points are linked into every op library even though nothing in it
-# calls them.
-set(AUTOPLUGIN_LIBRARY_API_LINK_OPTIONS
-  "LINKER:--undefined=autoplugin_library_v1_ops" "LINKER:--undefined=autoplugin_library_v1_describe"
-  "LINKER:--undefined=autoplugin_library_v1_shape_program"
-  "LINKER:--undefined=autoplugin_library_v1_decode_fields")
+include(AutopluginLibraryApi)
 
 # autoplugin_add_library(NAME [SOURCES file...] [LINK target...])
 #

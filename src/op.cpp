@@ -740,7 +740,14 @@ std::vector<Shape> Op::output_shapes(std::span<const Shape> inputs,
 OpDeclaration& OpRegistry::add(OpDeclaration declaration) {
   std::lock_guard lock(mutex_);
   declarations_.push_back(std::make_unique<OpDeclaration>(std::move(declaration)));
+  for (const auto& listener : listeners_) listener(declarations_.back()->schema_text());
   return *declarations_.back();
+}
+
+void OpRegistry::on_declare(std::function<void(const std::string& schema)> listener) {
+  std::lock_guard lock(mutex_);
+  for (const auto& declaration : declarations_) listener(declaration->schema_text());
+  listeners_.push_back(std::move(listener));
 }
 
 void OpRegistry::validate_pending() {

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -71,6 +72,7 @@ class OpDeclaration {
   }
 
   const std::string& location() const noexcept { return location_; }
+  const std::string& schema_text() const noexcept { return schema_text_; }
 
  private:
   friend class Op;
@@ -221,6 +223,11 @@ class OpRegistry {
   const std::deque<Op>& ops();
   const std::vector<std::string>& errors();
   const Op* find(std::string_view qualified_name);
+  // Calls `listener` with the schema of every declaration so far, then of each later one, as it
+  // is declared: a backend that registers ops when its library loads sees them all, whatever the
+  // order of static initialization. (Options chained after a declaration come later: read them
+  // from the validated Op.)
+  void on_declare(std::function<void(const std::string& schema)> listener);
 
  private:
   void validate_pending();
@@ -229,6 +236,7 @@ class OpRegistry {
   std::size_t validated_ = 0;
   std::deque<Op> ops_;
   std::vector<std::string> errors_;
+  std::vector<std::function<void(const std::string& schema)>> listeners_;
 };
 
 OpRegistry& registry();

@@ -1,0 +1,140 @@
+"""autoplugin ops in PyTorch: eager calls, torch.compile and torch.export.
+
+``load_library(path)`` loads a library built with ``autoplugin_add_torch_library``: each op is
+defined with its declaration's schema and a CUDA kernel that calls the op's launcher (both done
+by the library as it loads), and gets a fake implementation here, so that torch.compile and
+torch.export trace it with symbolic shapes. The fake evaluates the op's own shape function: the
+library lowers it, for the call's ranks, dtypes and attributes, to the same expression program
+TensorRT's builder receives, and this module evaluates that program over PyTorch's symbolic
+integers (``requires`` become ``torch._check``; data-dependent extents unbacked sizes).
+"""
+
+import ctypes
+import os
+import threading
+from typing import Any, Dict, Tuple
+
+import torch
+
+from . import fields as _fields
+from . import shape_program as _program
+from .library import Library, LibraryError, open_library
+
+_loaded: Dict[str, Library] = {}
+_lock = threading.Lock()
+
+
+def load_library(path: str) -> Library:
+    """Loads an autoplugin PyTorch op library and registers its ops' fake implementations.
+
+    Idempotent: loading the same file again returns the same Library. Call it before running,
+    compiling or loading (``torch.export.load``) anything that uses the ops.
+    """
+    key = os.path.realpath(path)
+    with _lock:
+        if key in _loaded:
+            return _loaded[key]
+        if not os.path.exists(key):
+            raise FileNotFoundError(f"no autoplugin library at {path}")
+        torch.ops.load_library(key)
+        library = open_library(key)
+        for name, op in library.ops.items():
+            torch.library.register_fake(name, _fake_implementation(library, op))
+        _loaded[key] = library
+        return library
+
+
+def set_tactic(library: Library, op: str, tactic: int) -> None:
+    """Chooses which launcher later eager calls of ``op`` use, by tactic number (1, 2, ... as
+    ``autoplugin describe`` lists them; 0 = the first). The default is the first launcher."""
+    fn = getattr(library._dll, "autoplugin_torch_v1_set_tactic", None)
+    if fn is None:
+        raise LibraryError(f"{library.path} is not a PyTorch op library")
+    fn.argtypes = [ctypes.c_char_p, ctypes.c_int32]
+    if fn(op.encode(), tactic) != 0:
+        raise LibraryError(f"cannot set tactic {tactic} of op '{op}' in {library.path}")
+
+
+# ---- evaluating a shape program over symbolic integers ----------------------------------------
+
+def _as_int(condition) -> Any:
+    """1 or 0 for a bool or SymBool (TensorRT's EQUAL/LESS produce 0/1 integers)."""
+    if isinstance(condition, bool):
+        return int(condition)
+    return torch.sym_ite(condition, 1, 0)
+
+
+_SYMBOLIC_OPERATIONS = dict(
+    _program.INT_OPERATIONS,
+    MAX=lambda a, b: torch.sym_max(a, b),
+    MIN=lambda a, b: torch.sym_min(a, b),
+    EQUAL=lambda a, b: _as_int(a == b),
+    LESS=lambda a, b: _as_int(a < b),
+)
+
+
+def _check(condition: Any, message: str, op: str) -> None:
+    if isinstance(condition, int):
+        if condition == 0:
+            raise RuntimeError(f"op '{op}': requirement failed: {message}")
+        return
+    torch._check(condition != 0, lambda: f"op '{op}': requirement failed: {message}")
+
+
+def _call_parts(op: Dict[str, Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]):
+    bound = _fields.bind_call(op, args, kwargs)
+    tensors, shape_inputs, attributes = [], [], {}
+    for argument in op["arguments"]:
+        name = argument["name"]
+        if argument["kind"] == "tensor":
+            tensors.append(bound.get(name))
+        elif argument["kind"] == "shape_input":
+            value = bound.get(name)
+            shape_inputs.append(list(value) if isinstance(value, (list, tuple)) else [value])
+        elif name in bound:
+            attributes[name] = bound[name]
+    return tensors, shape_inputs, attributes
+
+
+def _fake_implementation(library: Library, op: Dict[str, Any]):
+    name = op["name"]
+    programs: Dict[Tuple, Dict[str, Any]] = {}
+
+    def fake(*args, **kwargs):
+        tensors, shape_inputs, attributes = _call_parts(op, args, kwargs)
+        fields = _fields.encode_attributes(op, attributes)
+        ranks = [-1 if t is None else t.dim() for t in tensors]
+        dtypes = ["" if t is None else _fields.dtype_name(t.dtype) for t in tensors]
+        lengths = [len(values) for values in shape_inputs]
+        key = (tuple(ranks), tuple(dtypes), tuple(lengths), tuple(fields))
+        if key not in programs:
+            try:
+                programs[key] = library.shape_program(name, ranks, dtypes, lengths, fields)
+            except LibraryError as error:
+                raise RuntimeError(str(error)) from None
+        program = programs[key]
+        context = torch.library.get_ctx()
+
+        def size_tensor(index, opt, upper):
+            count = context.new_dynamic_size()
+            torch._check(count <= upper)
+            return count
+
+        values = _program.evaluate(program, [t.shape if t is not None else () for t in tensors],
+                                   shape_inputs, size_tensor, _SYMBOLIC_OPERATIONS)
+        for requirement in program["requirements"]:
+            _check(values[requirement["condition"]], requirement["message"], name)
+        device = next(t.device for t in tensors if t is not None)
+        results = []
+        for j, output in enumerate(program["outputs"]):
+            aliased = op["outputs"][j]["aliases_input"]
+            if aliased >= 0:
+                results.append(tensors[aliased])
+                continue
+            shape = _program.output_shapes(program, values)[j]
+            dtype = getattr(torch, output["dtype"])
+            results.append(torch.empty(shape, dtype=dtype, device=device))
+        return results[0] if len(results) == 1 else tuple(results)
+
+    fake.__name__ = f"autoplugin_fake_{op['plugin_name']}"
+    return fake

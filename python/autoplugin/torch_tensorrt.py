@@ -1,0 +1,139 @@
+"""Torch-TensorRT converters for autoplugin ops: each call of an op in a graph Torch-TensorRT
+compiles becomes the op's native TensorRT plugin (IPluginV3, no Python at run time).
+
+    import autoplugin.torch, autoplugin.torch_tensorrt
+    autoplugin.torch.load_library("libmy_ops_torch.so")            # the ops in PyTorch
+    autoplugin.torch_tensorrt.register_converters("libmy_ops.so")  # their TensorRT plugins
+
+Everything except the TensorRT calls is a pure function of the op's description and the call
+(``plugin_request``), tested without TensorRT.
+"""
+
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence
+
+from . import fields as _fields
+from .library import Library, open_library
+
+
+class PluginRequest(NamedTuple):
+    """What a converter asks TensorRT for: the creator's (name, version, namespace), the fields
+    to create the plugin with, the graph arguments that are its inputs and shape inputs, and how
+    many of its outputs the graph uses (the schema's returns; size tensors stay inside)."""
+
+    plugin_name: str
+    plugin_version: str
+    plugin_namespace: str
+    fields: List[_fields.Field]
+    tensor_arguments: List[Any]
+    shape_input_arguments: List[Any]
+    num_outputs: int
+
+
+def plugin_request(op: Dict[str, Any], args: Sequence[Any], kwargs: Dict[str, Any]) -> PluginRequest:
+    """The plugin for one call of ``op`` (from ``Library.ops``); raises on arguments it refuses."""
+    bound = _fields.bind_call(op, args, kwargs)
+    tensors, shape_inputs, attributes = [], [], {}
+    for argument in op["arguments"]:
+        name = argument["name"]
+        if argument["kind"] == "tensor":
+            if bound.get(name) is None:
+                raise ValueError(f"op '{op['name']}': argument '{name}' is None: absent optional "
+                                 f"tensors are not supported yet")
+            tensors.append(bound[name])
+        elif argument["kind"] == "shape_input":
+            shape_inputs.append(bound.get(name))
+        elif name in bound:
+            attributes[name] = bound[name]
+    return PluginRequest(op["plugin_name"], op["version"], op["namespace"],
+                         _fields.encode_attributes(op, attributes), tensors, shape_inputs,
+                         op["num_returns"])
+
+
+def _dtype_of(node: Any) -> Optional[str]:
+    value = getattr(node, "meta", {}).get("val")
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:
+        return None
+    try:
+        return _fields.dtype_name(dtype)
+    except ValueError:
+        return ""
+
+
+def supports_call(library: Library, op: Dict[str, Any], node: Any) -> bool:
+    """Capability validator: True when the plugin takes this call's dtypes and attributes (the
+    library checks both, as its creator and launcher table would); False lets Torch-TensorRT
+    run the op in PyTorch instead."""
+    try:
+        request = plugin_request(op, node.args, node.kwargs)
+        ranks, dtypes = [], []
+        for tensor in request.tensor_arguments:
+            value = getattr(tensor, "meta", {}).get("val")
+            if value is None:
+                return False
+            ranks.append(value.dim())
+            dtypes.append(_dtype_of(tensor) or "")
+        lengths = [len(values) if isinstance(values, (list, tuple)) else 1
+                   for values in request.shape_input_arguments]
+        library.shape_program(op["name"], ranks, dtypes, lengths, request.fields)
+        return True
+    except Exception:  # noqa: BLE001 - any refusal means: not this plugin
+        return False
+
+
+def _trt_fields(trt, request: PluginRequest):
+    import numpy as np
+
+    types = {"INT32": np.int32, "INT64": np.int64, "FLOAT32": np.float32, "FLOAT64": np.float64,
+             "INT8": np.int8, "CHAR": np.int8, "UNKNOWN": np.int8}
+    out = []
+    for f in request.fields:
+        array = np.frombuffer(f.data, dtype=types[f.type]).copy() if f.data else np.zeros(
+            0, dtype=types[f.type])
+        out.append(trt.PluginField(f.name, array, getattr(trt.PluginFieldType, f.type)))
+    return trt.PluginFieldCollection(out)
+
+
+_registered_libraries: Dict[str, Library] = {}
+
+
+def register_converters(plugin_library: str) -> Library:
+    """Registers a Torch-TensorRT converter for every op of a TensorRT plugin library built with
+    ``autoplugin_add_library``, and loads that library into TensorRT's plugin registry (once).
+    The ops must already exist in PyTorch (``autoplugin.torch.load_library``)."""
+    import tensorrt as trt
+    import torch
+    from torch_tensorrt.dynamo.conversion import dynamo_tensorrt_converter
+    from torch_tensorrt.dynamo.conversion.converter_utils import get_trt_tensor
+
+    library = open_library(plugin_library)
+    if library.path in _registered_libraries:
+        return library
+    trt.get_plugin_registry().load_library(library.path)
+
+    for name, op in library.ops.items():
+        namespace, op_name = name.split("::", 1)
+        target = getattr(getattr(torch.ops, namespace), op_name.split(".")[0])
+        target = getattr(target, op_name.split(".")[1] if "." in op_name else "default")
+
+        def validator(node, settings=None, _op=op):
+            return supports_call(library, _op, node)
+
+        @dynamo_tensorrt_converter(target, capability_validator=validator,
+                                   supports_dynamic_shapes=True)
+        def converter(ctx, target, args, kwargs, name, _op=op):
+            request = plugin_request(_op, args, kwargs)
+            creator = trt.get_plugin_registry().get_creator(
+                request.plugin_name, request.plugin_version, request.plugin_namespace)
+            plugin = creator.create_plugin(name, _trt_fields(trt, request),
+                                           trt.TensorRTPhase.BUILD)
+            inputs = [get_trt_tensor(ctx, t, f"{name}_input{k}")
+                      for k, t in enumerate(request.tensor_arguments)]
+            shape_inputs = [get_trt_tensor(ctx, s, f"{name}_shape{k}")
+                            for k, s in enumerate(request.shape_input_arguments)]
+            layer = ctx.net.add_plugin_v3(inputs, shape_inputs, plugin)
+            outputs = [layer.get_output(j) for j in range(request.num_outputs)]
+            return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    _registered_libraries[library.path] = library
+    return library

@@ -1,0 +1,347 @@
+// The PyTorch adapter: each op declared in the library becomes a PyTorch operator with the
+// declaration's schema string, and a CUDA kernel that calls the op's own launcher (the fake
+// implementation is the Python package's: autoplugin.torch.load_library). Compiled into the
+// libraries that autoplugin_add_torch_library builds; `torch.ops.load_library` loads them.
+#include <ATen/ATen.h>
+#include <ATen/core/stack.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <cuda_runtime.h>
+#include <torch/library.h>
+
+#include <autoplugin/error.h>
+#include <autoplugin/op.h>
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "torch_values.h"
+
+namespace autoplugin::torch_adapter {
+namespace {
+
+// Tactics chosen with autoplugin_torch_v1_set_tactic (0: the op's first launcher).
+std::mutex tactic_mutex;
+std::map<std::string, std::int32_t, std::less<>> chosen_tactics;
+
+std::int32_t tactic_of(const std::string& op) {
+  std::lock_guard lock(tactic_mutex);
+  const auto it = chosen_tactics.find(op);
+  return it == chosen_tactics.end() ? 0 : it->second;
+}
+
+std::string dtype_list(std::span<const DType> dtypes) {
+  std::string text;
+  for (DType d : dtypes) text += (text.empty() ? "" : ", ") + std::string(dtype_name(d));
+  return text;
+}
+
+// One call of an op: its arguments converted, outputs allocated, launcher called.
+class Call {
+ public:
+  Call(const Op& op, const c10::FunctionSchema& schema, at::ArrayRef<c10::IValue> arguments)
+      : op_(op), who_("op '" + op.qualified_name() + "': ") {
+    if (arguments.size() != op.schema().arguments.size()) {
+      throw Error(who_ + "called with " + std::to_string(arguments.size()) +
+                  " arguments; the schema has " + std::to_string(op.schema().arguments.size()));
+    }
+    (void)schema;
+    for (std::size_t i = 0; i < arguments.size(); ++i) take(op.schema().arguments[i], arguments[i]);
+  }
+
+  std::vector<at::Tensor> run() {
+    if (device_ == std::nullopt) throw Error(who_ + "has no tensor argument to run on");
+    const c10::cuda::CUDAGuard guard(*device_);
+    bound_ = op_.bind_attributes(attributes_);
+    ShapeScope scope;
+    const std::vector<Shape> shapes =
+        op_.output_shapes(input_shapes_, shape_inputs_, attributes_, scope);
+    std::vector<DType> dtypes = input_dtypes_;
+    for (int j = 0; j < op_.num_returns(); ++j) {
+      dtypes.push_back(op_.output_dtype(j, input_dtypes_, attributes_));
+    }
+    const LauncherEntry* launcher = op_.find_launcher(dtypes, tactic_of(op_.qualified_name()));
+    if (launcher == nullptr) throw Error(missing_launcher(dtypes));
+
+    // Data-dependent extents are allocated at their upper bound; the kernel writes the counts.
+    const std::size_t num_size_tensors = scope.size_tensors().size();
+    std::vector<std::int64_t> uppers;
+    for (const SizeTensorDecl& s : scope.size_tensors()) uppers.push_back(evaluate_known(s.upper));
+    const std::vector<std::vector<std::int64_t>> no_values;
+    std::vector<at::Tensor> outputs;
+    std::vector<TensorRef> output_refs;
+    for (int j = 0; j < op_.num_returns(); ++j) {
+      const Shape& shape = shapes[std::size_t(j)];
+      const DType dtype = dtypes[input_dtypes_.size() + std::size_t(j)];
+      const int aliased = op_.aliased_input(j);
+      TensorRef ref;
+      ref.dtype = dtype;
+      ref.rank = static_cast<std::int32_t>(shape.rank());
+      std::int64_t upper_numel = 1;
+      for (std::size_t i = 0; i < shape.rank(); ++i) {
+        const bool data_dependent = !shape[i].is_constant();
+        const std::int64_t upper = bounded_extent(shape[i], uppers);
+        ref.extents[i] = data_dependent ? -1 : upper;  // as TensorRT passes such extents
+        upper_numel *= upper;
+      }
+      at::Tensor out;
+      if (aliased >= 0) {
+        out = inputs_[std::size_t(aliased)];
+      } else {
+        out = at::empty({upper_numel},
+                        at::TensorOptions().dtype(to_scalar_type(dtype)).device(*device_));
+      }
+      ref.data = out.numel() > 0 ? out.data_ptr() : nullptr;
+      outputs.push_back(out);
+      output_refs.push_back(ref);
+    }
+    std::vector<at::Tensor> counts;
+    std::vector<TensorRef> count_refs;
+    for (std::size_t s = 0; s < num_size_tensors; ++s) {
+      counts.push_back(at::zeros({}, at::TensorOptions().dtype(at::kInt).device(*device_)));
+      TensorRef ref;
+      ref.dtype = DType::Int32;
+      ref.data = counts.back().data_ptr();
+      count_refs.push_back(ref);
+    }
+    at::Tensor workspace;
+    const std::size_t workspace_bytes =
+        op_.has_workspace() ? op_.workspace_size(input_shapes_, shape_inputs_, attributes_) : 0;
+    if (workspace_bytes > 0) {
+      workspace = at::empty({static_cast<std::int64_t>(workspace_bytes)},
+                            at::TensorOptions().dtype(at::kByte).device(*device_));
+    }
+    const cudaStream_t stream = at::cuda::getCurrentCUDAStream(device_->index()).stream();
+    const LaunchArgs args{
+        input_refs_,
+        output_refs,
+        count_refs,
+        attributes_,
+        reinterpret_cast<Stream>(stream),
+        Workspace{workspace_bytes > 0 ? workspace.data_ptr() : nullptr, workspace_bytes},
+        bound_};
+    const std::int64_t status = op_.launch(*launcher, args);
+    if (status != 0) {
+      throw Error(who_ + "launcher '" + launcher->launcher->name + "' returned status " +
+                  std::to_string(status));
+    }
+    if (!launcher->launcher->returns_status) {
+      const cudaError_t error = cudaGetLastError();
+      if (error != cudaSuccess) {
+        throw Error(who_ + "launcher '" + launcher->launcher->name + "' left CUDA error " +
+                    cudaGetErrorName(error) + ": " + cudaGetErrorString(error));
+      }
+    }
+    for (int j = 0; j < op_.num_returns(); ++j) {  // in place on a dense copy: write it back
+      const int k = op_.aliased_input(j);
+      if (k >= 0 && copied_inputs_[std::size_t(k)].defined()) {
+        copied_inputs_[std::size_t(k)].copy_(inputs_[std::size_t(k)]);
+      }
+    }
+    return shape_outputs(shapes, scope, counts, uppers, std::move(outputs));
+  }
+
+ private:
+  void take(const Argument& argument, const c10::IValue& value) {
+    if (argument.type.is_tensor()) {
+      take_tensor(argument, value);
+    } else if (argument.type.is_shape_input()) {
+      shape_inputs_.push_back(shape_input_values(op_, argument, value));
+    } else {
+      attributes_.push_back(attribute_value(op_, argument, value));
+    }
+  }
+
+  void take_tensor(const Argument& argument, const c10::IValue& value) {
+    const std::string who = who_ + "argument '" + argument.name + "': ";
+    if (value.isNone()) {
+      throw Error(who + "is None: absent optional tensors are not supported yet");
+    }
+    if (!value.isTensor()) throw Error(who + "expected a tensor, got " + value.tagKind());
+    at::Tensor tensor = value.toTensor();
+    if (!tensor.defined()) throw Error(who + "expected a tensor, got an undefined one");
+    if (!tensor.is_cuda()) {
+      throw Error(who + "expected a CUDA tensor, got one on " + tensor.device().str());
+    }
+    if (device_ && tensor.device() != *device_) {
+      throw Error(who + "is on " + tensor.device().str() + ", the other tensors on " +
+                  device_->str());
+    }
+    device_ = tensor.device();
+    const std::optional<DType> dtype = from_scalar_type(tensor.scalar_type());
+    if (!dtype) {
+      throw Error(who + "has dtype " + std::string(c10::toString(tensor.scalar_type())) +
+                  "; autoplugin ops take float32, float16, bfloat16, int8, int32 or int64");
+    }
+    if (tensor.dim() > kMaxRank) {
+      throw Error(who + "has rank " + std::to_string(tensor.dim()) + "; at most " +
+                  std::to_string(kMaxRank) + " (TensorRT's limit)");
+    }
+    at::Tensor original = tensor;
+    at::Tensor dense = tensor.contiguous();  // launchers read dense row-major tensors
+    copied_inputs_.push_back(dense.is_same(original) ? at::Tensor() : original);
+    TensorRef ref;
+    ref.dtype = *dtype;
+    ref.rank = static_cast<std::int32_t>(dense.dim());
+    for (std::int64_t i = 0; i < dense.dim(); ++i) ref.extents[std::size_t(i)] = dense.size(i);
+    ref.data = dense.numel() > 0 ? dense.data_ptr() : nullptr;
+    input_shapes_.push_back(Shape::concrete(dense.sizes().vec()));
+    input_dtypes_.push_back(*dtype);
+    input_refs_.push_back(ref);
+    inputs_.push_back(std::move(dense));
+  }
+
+  std::int64_t evaluate_known(const Dim& dim) const {
+    const std::optional<std::int64_t> value = dim.constant();
+    if (!value) throw Error(who_ + "extent " + to_string(dim) + " is not known before the launch");
+    return *value;
+  }
+
+  // An output extent before the launch: its value, or its size tensor's upper bound.
+  std::int64_t bounded_extent(const Dim& dim, const std::vector<std::int64_t>& uppers) const {
+    const DimBindings bindings{{}, {}, uppers};
+    const std::int64_t value = evaluate(dim, bindings);
+    if (value < 0)
+      throw Error(who_ + "output extent " + to_string(dim) + " is " + std::to_string(value));
+    return value;
+  }
+
+  // Reads the counts the kernel wrote (a device-to-host copy, which waits for the kernel, as
+  // torch.nonzero does) and returns every output at its true size.
+  std::vector<at::Tensor> shape_outputs(const std::vector<Shape>& shapes, const ShapeScope& scope,
+                                        const std::vector<at::Tensor>& counts,
+                                        const std::vector<std::int64_t>& uppers,
+                                        std::vector<at::Tensor> outputs) const {
+    std::vector<std::int64_t> values;
+    for (std::size_t s = 0; s < counts.size(); ++s) {
+      const std::int64_t count = counts[s].item<std::int32_t>();
+      if (count < 0 || count > uppers[s]) {
+        throw Error(who_ + "the kernel wrote " + std::to_string(count) + " to size tensor " +
+                    std::to_string(s) + ", outside 0.." + std::to_string(uppers[s]));
+      }
+      values.push_back(count);
+    }
+    const DimBindings bindings{{}, {}, values};
+    check_requirements(scope.requirements(), bindings);
+    for (std::size_t j = 0; j < outputs.size(); ++j) {
+      if (op_.aliased_input(int(j)) >= 0) {
+        const int k = op_.aliased_input(int(j));
+        outputs[j] =
+            copied_inputs_[std::size_t(k)].defined() ? copied_inputs_[std::size_t(k)] : outputs[j];
+        continue;
+      }
+      const std::vector<std::int64_t> extents = evaluate(shapes[j], bindings);
+      std::int64_t numel = 1;
+      for (std::int64_t e : extents) numel *= e;
+      outputs[j] = outputs[j].narrow(0, 0, numel).view(extents);
+    }
+    return outputs;
+  }
+
+  std::string missing_launcher(std::span<const DType> dtypes) const {
+    std::string rows;
+    for (const LauncherEntry& e : op_.launchers()) {
+      if (e.tactic <= 1) rows += "\n  (" + dtype_list(e.dtypes) + ")  " + e.launcher->name;
+    }
+    return who_ + "no launcher for dtypes (" + dtype_list(dtypes) +
+           "), inputs then outputs; add a launcher for them. The op's launchers take:" + rows;
+  }
+
+  const Op& op_;
+  std::string who_;
+  std::optional<c10::Device> device_;
+  std::vector<at::Tensor> inputs_;         // dense
+  std::vector<at::Tensor> copied_inputs_;  // the caller's tensor where a dense copy was made
+  std::vector<TensorRef> input_refs_;
+  std::vector<Shape> input_shapes_;
+  std::vector<DType> input_dtypes_;
+  std::vector<Shape> shape_inputs_;
+  std::vector<AttrValue> attributes_;
+  std::vector<BoundValues> bound_;
+};
+
+// The CUDA kernel of every autoplugin op: finds the op by the operator's name.
+void run(const c10::OperatorHandle& handle, torch::jit::Stack* stack) {
+  const c10::FunctionSchema& schema = handle.schema();
+  std::string name = schema.name();
+  if (!schema.overload_name().empty()) name += "." + schema.overload_name();
+  const std::size_t num_arguments = schema.arguments().size();
+  std::vector<at::Tensor> outputs;
+  try {
+    const Op* op = registry().find(name);
+    if (op == nullptr) {
+      std::string errors;
+      for (const std::string& e : registry().errors()) errors += "\n  " + e;
+      throw Error("op '" + name + "' did not validate:" + errors);
+    }
+    outputs = Call(*op, schema, torch::jit::last(*stack, num_arguments)).run();
+  } catch (const c10::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    TORCH_CHECK(false, "autoplugin: ", e.what());
+  }
+  torch::jit::drop(*stack, num_arguments);
+  for (at::Tensor& out : outputs) torch::jit::push(*stack, std::move(out));
+}
+
+// PyTorch libraries of this shared library, one per namespace and kind, alive while it is.
+struct Libraries {
+  std::mutex mutex;
+  std::deque<torch::Library> libraries;
+  struct Namespace {
+    torch::Library* definitions = nullptr;
+    torch::Library* cuda = nullptr;  // kernels
+    torch::Library* cpu = nullptr;   // refusals
+  };
+  std::map<std::string, Namespace> by_namespace;
+
+  void define(const std::string& schema_text) {
+    const std::string ns = schema_text.substr(0, schema_text.find("::"));
+    std::string name = schema_text.substr(ns.size() + 2);
+    name = name.substr(0, name.find('('));
+    std::lock_guard lock(mutex);
+    auto [it, added] = by_namespace.try_emplace(ns);
+    if (added) {
+      libraries.emplace_back(torch::Library::FRAGMENT, ns, std::nullopt, __FILE__, __LINE__);
+      it->second.definitions = &libraries.back();
+      libraries.emplace_back(torch::Library::IMPL, ns, c10::DispatchKey::CUDA, __FILE__, __LINE__);
+      it->second.cuda = &libraries.back();
+      // On the CPU the same kernel refuses the call, naming the argument (not "no kernel").
+      libraries.emplace_back(torch::Library::IMPL, ns, c10::DispatchKey::CPU, __FILE__, __LINE__);
+      it->second.cpu = &libraries.back();
+    }
+    it->second.definitions->def(schema_text.c_str());
+    it->second.cuda->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunction<&run>());
+    it->second.cpu->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunction<&run>());
+  }
+};
+
+Libraries& libraries() {
+  static Libraries instance;
+  return instance;
+}
+
+// Defines every op of this library with PyTorch as it loads, including ops whose declarations
+// run after this initializer.
+const bool registered = [] {
+  registry().on_declare([](const std::string& schema) { libraries().define(schema); });
+  return true;
+}();
+
+}  // namespace
+}  // namespace autoplugin::torch_adapter
+
+// Chooses the launcher among an op's tactics (1, 2, ... as `describe` numbers them; 0 resets to
+// the first) for later calls from PyTorch. Returns 0, or -1 for an unknown op.
+extern "C" int autoplugin_torch_v1_set_tactic(const char* op, std::int32_t tactic) {
+  using namespace autoplugin;
+  if (op == nullptr || tactic < 0 || registry().find(op) == nullptr) return -1;
+  std::lock_guard lock(torch_adapter::tactic_mutex);
+  torch_adapter::chosen_tactics[op] = tactic;
+  return 0;
+}
