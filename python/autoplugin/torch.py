@@ -12,6 +12,7 @@ integers (``requires`` become ``torch._check``; data-dependent extents unbacked 
 import ctypes
 import os
 import threading
+import warnings
 from typing import Any, Dict, Tuple
 
 import torch
@@ -38,6 +39,8 @@ def load_library(path: str) -> Library:
             raise FileNotFoundError(f"no autoplugin library at {path}")
         torch.ops.load_library(key)
         library = open_library(key)
+        for error in library.errors:  # such an op exists in PyTorch but refuses every call
+            warnings.warn(f"autoplugin: {path}: {error}", stacklevel=2)
         for name, op in library.ops.items():
             torch.library.register_fake(name, _fake_implementation(library, op))
         _loaded[key] = library

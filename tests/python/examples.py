@@ -1,0 +1,67 @@
+"""The bundled examples' cases (examples/*/cases.json) as PyTorch calls, for the tests and
+benchmarks of the PyTorch op library: inputs made as `autoplugin check` makes them, the
+references of examples/reference.py, and the tolerances check uses."""
+import glob
+import importlib.util
+import json
+import os
+
+import torch
+
+SOURCE = os.environ.get("AUTOPLUGIN_SOURCE_DIR",
+                        os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
+          "int8": torch.int8, "int32": torch.int32, "int64": torch.int64}
+TOLERANCES = {"float32": 1e-5, "float16": 1e-3, "bfloat16": 1e-2}
+
+
+def reference_module():
+    spec = importlib.util.spec_from_file_location(
+        "reference", os.path.join(SOURCE, "examples", "reference.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def cases():
+    """(op name, case) for every case of every example."""
+    for path in sorted(glob.glob(os.path.join(SOURCE, "examples", "*", "cases.json"))):
+        with open(path) as f:
+            listing = json.load(f)
+        for case in listing["cases"]:
+            yield listing["op"], case
+
+
+def make_input(spec, generator, device):
+    dtype = DTYPES[spec["dtype"]]
+    shape = spec.get("shape") or spec.get("opt")
+    if "values" in spec:
+        return torch.tensor(spec["values"], dtype=dtype, device=device).reshape(shape)
+    low, high = spec.get("range", [-1, 1])
+    if dtype.is_floating_point:
+        x = torch.rand(shape, generator=generator, dtype=torch.float32) * (high - low) + low
+    else:
+        x = torch.randint(int(low), int(high) + 1, shape, generator=generator, dtype=torch.int64)
+    if spec.get("zero_fraction", 0) > 0:
+        x[torch.rand(shape, generator=generator) < spec["zero_fraction"]] = 0
+    return x.to(dtype).to(device)
+
+
+def call_arguments(op_info, case, inputs):
+    """Positional tensors and shape inputs in schema order, attributes as keywords."""
+    args, kwargs = [], dict(case.get("attributes", {}))
+    tensors, shape_inputs = iter(inputs), iter(case.get("shape_inputs", []))
+    for argument in op_info["arguments"]:
+        if argument["kind"] == "tensor":
+            args.append(next(tensors))
+        elif argument["kind"] == "shape_input":
+            args.append(list(next(shape_inputs)))
+    return args, kwargs
+
+
+def assert_close(test, actual, expected, dtype_name, case):
+    tolerance = TOLERANCES.get(dtype_name, 0)
+    atol = case.get("atol", tolerance)
+    rtol = case.get("rtol", tolerance)
+    test.assertEqual(tuple(actual.shape), tuple(expected.shape))
+    torch.testing.assert_close(actual, expected.to(actual.dtype), atol=atol, rtol=rtol)

@@ -1,0 +1,156 @@
+"""The examples' PyTorch ops on a GPU: every case of examples/*/cases.json in eager mode against
+examples/reference.py, torch.library.opcheck per op, torch.compile without graph breaks or
+recompiles, torch.export, bad calls, and tactics."""
+import os
+import unittest
+
+LIBRARY = os.environ.get("AUTOPLUGIN_TORCH_LIBRARY", "")
+
+
+def requirements_missing():
+    try:
+        import torch
+    except ImportError:
+        return "PyTorch is not installed"
+    if not torch.cuda.is_available():
+        return "no GPU (the ops' kernels run on CUDA devices)"
+    if not os.path.exists(LIBRARY):
+        return "the examples' PyTorch op library was not built (needs PyTorch and nvcc)"
+    return None
+
+
+class OnTheGpu(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        import torch
+
+        import autoplugin.torch
+        import examples
+
+        cls.torch = torch
+        cls.examples = examples
+        cls.library = autoplugin.torch.load_library(LIBRARY)
+        cls.reference = examples.reference_module()
+
+    def op(self, name):
+        namespace, op = name.split("::")
+        return getattr(getattr(self.torch.ops, namespace), op)
+
+    def case_call(self, name, case, seed=0):
+        generator = self.torch.Generator().manual_seed(seed)
+        inputs = [self.examples.make_input(spec, generator, "cuda") for spec in case["inputs"]]
+        args, kwargs = self.examples.call_arguments(self.library.op(name), case, inputs)
+        return inputs, args, kwargs
+
+    def test_every_case_matches_the_reference(self):
+        checked = 0
+        for name, case in self.examples.cases():
+            with self.subTest(op=name, case=case["name"]):
+                inputs, args, kwargs = self.case_call(name, case)
+                outputs = self.op(name)(*args, **kwargs)
+                outputs = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
+                short = name.split("::")[1]
+                expected = self.reference.OPS[short](*inputs, case.get("attributes", {}),
+                                                     case.get("shape_inputs", []))
+                for actual, wanted in zip(outputs, expected):
+                    self.examples.assert_close(self, actual, wanted,
+                                               str(actual.dtype).replace("torch.", ""), case)
+                checked += 1
+        print(f"eager: {checked} cases matched the reference")
+        self.assertGreater(checked, 30)
+
+    def test_opcheck_passes_for_every_op(self):
+        seen = set()
+        for name, case in self.examples.cases():
+            if name in seen:
+                continue
+            seen.add(name)
+            with self.subTest(op=name):
+                _, args, kwargs = self.case_call(name, case)
+                results = self.torch.library.opcheck(self.op(name).default, args, kwargs)
+                print(f"opcheck {name}: {results}")
+                self.assertTrue(all(v == "SUCCESS" for v in results.values()), results)
+
+    def test_compile_has_no_graph_break_and_compiles_once(self):
+        torch = self.torch
+        from torch._dynamo.testing import CompileCounterWithBackend
+
+        ops = torch.ops.torchtrt_ex
+
+        def model(x, weight, indices, offsets):
+            y = ops.gelu_tanh(ops.circular_pad(x, [1, 1, 2, 2]))
+            return y.sum(dim=(-1, -2)), ops.embedding_bag(weight, indices, offsets, mode="mean")
+
+        torch._dynamo.reset()
+        counter = CompileCounterWithBackend("inductor")
+        compiled = torch.compile(model, backend=counter, fullgraph=True, dynamic=True)
+        for n, bags in [(2, 3), (5, 7), (9, 4)]:
+            x = torch.randn(n, 4, 8 + n, 6 + n, device="cuda")
+            weight = torch.randn(20, 16, device="cuda")
+            indices = torch.randint(0, 20, (bags * 3,), device="cuda")
+            offsets = torch.arange(0, bags * 3, 3, device="cuda")
+            expected = model(x, weight, indices, offsets)
+            actual = compiled(x, weight, indices, offsets)
+            for a, e in zip(actual, expected):
+                torch.testing.assert_close(a, e, atol=1e-4, rtol=1e-4)
+        breaks = sum(torch._dynamo.utils.counters["graph_break"].values())
+        print(f"torch.compile: {counter.frame_count} compiled frame(s) for 3 sizes, "
+              f"{breaks} graph breaks")
+        self.assertEqual(breaks, 0)
+        self.assertEqual(counter.frame_count, 1)
+
+    def test_export_keeps_the_declared_expressions(self):
+        torch = self.torch
+
+        class Pad(torch.nn.Module):
+            def forward(self, x):
+                return torch.ops.torchtrt_ex.circular_pad(x, [1, 1, 2, 2])
+
+        d = torch.export.Dim.DYNAMIC
+        program = torch.export.export(Pad(), (torch.zeros(2, 3, 8, 8, device="cuda"),),
+                                      dynamic_shapes=({0: d, 2: d, 3: d},))
+        shapes = [list(n.meta["val"].shape) for n in program.graph.nodes
+                  if n.op == "call_function" and "circular_pad" in str(n.target)]
+        print("exported circular_pad output:", shapes)
+        self.assertRegex(str(shapes[0][2]), r"\+ 4$")
+        x = torch.randn(3, 3, 9, 7, device="cuda")
+        torch.testing.assert_close(program.module()(x), torch.ops.torchtrt_ex.circular_pad(
+            x, [1, 1, 2, 2]))
+
+    def test_nonzero_returns_its_true_size(self):
+        torch = self.torch
+        x = torch.zeros(100, 7, device="cuda")
+        x[3, 2] = x[50, 6] = 1
+        out = torch.ops.torchtrt_ex.nonzero(x)
+        torch.testing.assert_close(out, torch.nonzero(x))
+
+    def test_bad_calls_raise_runtime_errors_naming_op_and_argument(self):
+        torch = self.torch
+        ops = torch.ops.torchtrt_ex
+        with self.assertRaisesRegex(RuntimeError, "op 'torchtrt_ex::gelu_tanh': argument 'x': "
+                                                  "has dtype Double"):
+            ops.gelu_tanh(torch.zeros(3, device="cuda", dtype=torch.float64))
+        with self.assertRaisesRegex(RuntimeError, r"no launcher for dtypes \(int32, int32\)"):
+            ops.gelu_tanh(torch.zeros(3, device="cuda", dtype=torch.int32))
+        with self.assertRaisesRegex(RuntimeError, "circular padding wraps around at most once"):
+            ops.circular_pad(torch.zeros(2, 3, device="cuda"), [4, 4])
+        with self.assertRaisesRegex(RuntimeError, "argument 'padding': expected list of int"):
+            ops.circular_pad(torch.zeros(2, 3, device="cuda"), "1")
+        with self.assertRaisesRegex(RuntimeError, "rounding is \"none\", \"floor\" or \"nearest\""):
+            ops.scale_shift(torch.zeros(2, device="cuda"), rounding="up")
+
+    def test_a_non_contiguous_input_is_read_through_a_dense_copy(self):
+        torch = self.torch
+        x = torch.randn(6, 10, device="cuda").t()
+        torch.testing.assert_close(torch.ops.torchtrt_ex.gelu_tanh(x),
+                                   torch.nn.functional.gelu(x, approximate="tanh"))
+
+    def test_each_tactic_can_be_chosen(self):
+        import autoplugin.torch
+
+        torch = self.torch
+        x = torch.randn(33, 1000, device="cuda")
+        for tactic in (1, 2, 0):
+            autoplugin.torch.set_tactic(self.library, "torchtrt_ex::row_sum", tactic)
+            torch.testing.assert_close(torch.ops.torchtrt_ex.row_sum(x), x.sum(-1), atol=1e-3,
+                                       rtol=1e-4)

@@ -1,0 +1,107 @@
+"""The examples' PyTorch ops under fake tensors and torch.export (no GPU needed): output shapes
+are the declarations' expressions over symbolic sizes; bad calls raise naming op and argument."""
+import os
+import unittest
+
+LIBRARY = os.environ.get("AUTOPLUGIN_TORCH_LIBRARY", "")
+
+
+def requirements_missing():
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return "PyTorch is not installed"
+    if not os.path.exists(LIBRARY):
+        return "the examples' PyTorch op library was not built (needs PyTorch and nvcc)"
+    return None
+
+
+class Tracing(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        import torch
+
+        import autoplugin.torch
+
+        cls.torch = torch
+        cls.library = autoplugin.torch.load_library(LIBRARY)
+        cls.ops = torch.ops.torchtrt_ex
+
+    def export(self, fn, example, dims):
+        torch = self.torch
+
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                return fn(x)
+
+        program = torch.export.export(Model(), example, dynamic_shapes=dims)
+        return [node.meta["val"] for node in program.graph.nodes
+                if node.op == "call_function" and str(node.target).startswith("torchtrt_ex.")]
+
+    def test_loading_twice_is_loading_once(self):
+        import autoplugin.torch
+
+        self.assertIs(autoplugin.torch.load_library(LIBRARY), self.library)
+
+    def test_circular_pad_exports_the_padded_dims_as_expressions(self):
+        d = self.torch.export.Dim.DYNAMIC
+        (out,) = self.export(lambda x: self.ops.circular_pad(x, [1, 1, 2, 2]),
+                             (self.torch.zeros(2, 3, 8, 8),), ({0: d, 2: d, 3: d},))
+        shape = [str(s) for s in out.shape]
+        print("circular_pad exported:", shape)
+        self.assertEqual(shape[1], "3")
+        self.assertRegex(shape[2], r"^s\d+ \+ 4$")
+        self.assertRegex(shape[3], r"^s\d+ \+ 2$")
+
+    def test_nonzero_exports_an_unbacked_size(self):
+        d = self.torch.export.Dim.DYNAMIC
+        (out,) = self.export(self.ops.nonzero, (self.torch.ones(4, 5),), ({0: d, 1: d},))
+        print("nonzero exported:", list(out.shape))
+        self.assertRegex(str(out.shape[0]), r"^u\d+$")
+        self.assertEqual(int(out.shape[1]), 2)
+
+    def test_every_example_has_a_fake_implementation(self):
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+        torch = self.torch
+        with FakeTensorMode(shape_env=ShapeEnv()):
+            x = torch.empty(6, 5, 40)
+            self.assertEqual(tuple(self.ops.row_sum(x).shape), (6, 5))
+            values, indices = self.ops.row_max(x)
+            self.assertEqual(indices.dtype, torch.int64)
+            self.assertEqual(tuple(self.ops.broadcast_to(torch.empty(1, 3), [4, 2, 3]).shape),
+                             (4, 2, 3))
+            bags = self.ops.embedding_bag(torch.empty(10, 16), torch.zeros(8, dtype=torch.int64),
+                                          torch.zeros(3, dtype=torch.int64), mode="max")
+            self.assertEqual(tuple(bags.shape), (3, 16))
+            self.assertEqual(self.ops.scale_shift(torch.empty(2, 3, dtype=torch.float16),
+                                                  rounding="floor").dtype, torch.float16)
+
+    def test_a_failed_requirement_is_a_runtime_error_with_its_message(self):
+        from torch._subclasses.fake_tensor import FakeTensorMode
+
+        with FakeTensorMode():
+            with self.assertRaisesRegex(RuntimeError, "circular padding wraps around at most once"):
+                self.ops.circular_pad(self.torch.empty(2, 3), [4, 4])
+
+    def test_a_dtype_without_a_launcher_is_refused_when_traced(self):
+        from torch._subclasses.fake_tensor import FakeTensorMode
+
+        with FakeTensorMode():
+            with self.assertRaisesRegex(RuntimeError, r"op 'torchtrt_ex::gelu_tanh': no launcher "
+                                                      r"for dtypes \(int32, int32\)"):
+                self.ops.gelu_tanh(self.torch.empty(2, 3, dtype=self.torch.int32))
+
+    def test_an_attribute_the_op_refuses_is_refused_when_traced(self):
+        from torch._subclasses.fake_tensor import FakeTensorMode
+
+        with FakeTensorMode():
+            with self.assertRaisesRegex(RuntimeError, r"rounding is \"none\", \"floor\" or "
+                                                      r"\"nearest\", not \"up\""):
+                self.ops.scale_shift(self.torch.empty(2, 3), rounding="up")
+
+    def test_a_cpu_tensor_is_refused_naming_the_argument(self):
+        with self.assertRaisesRegex(RuntimeError, r"op 'torchtrt_ex::gelu_tanh': argument 'x': "
+                                                  r"expected a CUDA tensor, got one on cpu"):
+            self.ops.gelu_tanh(self.torch.zeros(3))
