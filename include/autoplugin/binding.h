@@ -612,7 +612,9 @@ LauncherDescriptor make_launcher(F fn, std::string name) {
     const bool valid = [&]<typename... P>(std::tuple<P...>*) {
       static_assert((NoCopyInEnqueue<P>::value && ...));
       if constexpr (check_launcher_parameters<P...>()) {
-        (d.params.push_back(LaunchParam<std::remove_cvref_t<P>>::describe()), ...);
+        // One initializer list, not push_back per parameter: g++ 13 at -O3 warns falsely
+        // (-Wstringop-overflow) about the reallocation path push_back inlines.
+        d.params = {LaunchParam<std::remove_cvref_t<P>>::describe()...};
         return true;
       }
       return false;
@@ -667,7 +669,7 @@ ShapeFunctionDescriptor make_shape_descriptor(F fn, int num_results) {
   if constexpr (check_callable<F>()) {
     using Sig = Signature<F>;
     [&]<typename... P>(std::tuple<P...>*) {
-      (d.params.push_back(ShapeParam<std::remove_cvref_t<P>>::describe()), ...);
+      d.params = {ShapeParam<std::remove_cvref_t<P>>::describe()...};  // see make_launcher
     }(static_cast<typename Sig::Args*>(nullptr));
     d.num_results = num_results;
     d.callable = std::make_shared<const F>(std::move(fn));
