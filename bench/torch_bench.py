@@ -3,7 +3,7 @@
   python3 bench/torch_bench.py BUILD_DIR
 
 Host time per eager call (tiny tensors, so the CPU thread is the limit) of our circular_pad,
-PyTorch's F.pad(mode="circular"), and, from bench/plugin_bench, the plugin's enqueue and a direct
+PyTorch's F.pad(mode="circular"), and, from bench/plugin_bench.cu, the plugin's enqueue and a direct
 launcher call in C++; device time of our eager circular_pad vs F.pad at (8, 64, 256, 256) float32.
 """
 import json
@@ -57,7 +57,7 @@ def main(build):
     ours_host = host_us(lambda: pad(tiny, [1, 1, 1, 1]))
     torch_host = host_us(lambda: F.pad(tiny, [1, 1, 1, 1], mode="circular"))
     plugin = {}
-    bench = os.path.join(build, "bench", "plugin_bench")
+    bench = os.path.join(build, "bench", "autoplugin_bench")
     if os.path.exists(bench):
         plugin = json.loads(subprocess.run([bench, "overhead"], check=True, capture_output=True,
                                            text=True).stdout)

@@ -338,7 +338,8 @@ const bool registered = [] {
 
 // Chooses the launcher among an op's tactics (1, 2, ... as `describe` numbers them; 0 resets to
 // the first) for later calls from PyTorch. Returns 0, or -1 for an unknown op.
-extern "C" int autoplugin_torch_v1_set_tactic(const char* op, std::int32_t tactic) {
+extern "C" __attribute__((visibility("default"))) int autoplugin_torch_v1_set_tactic(
+    const char* op, std::int32_t tactic) {
   using namespace autoplugin;
   if (op == nullptr || tactic < 0 || registry().find(op) == nullptr) return -1;
   std::lock_guard lock(torch_adapter::tactic_mutex);
