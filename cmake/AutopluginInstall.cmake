@@ -24,6 +24,13 @@ if(TARGET autoplugin_triton)
           DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
   install(PROGRAMS tools/triton_aot.py DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
 endif()
+# The library entry points' link options and the PyTorch adapter (compiled into each PyTorch op
+# library against the consumer's PyTorch).
+install(FILES cmake/AutopluginLibraryApi.cmake cmake/AutopluginTorch.cmake
+        DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
+install(FILES src/torch/torch_ops.cpp src/torch/torch_values.cpp src/torch/torch_values.h
+              cmake/torch_exports.map
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/autoplugin/torch)
 install(DIRECTORY include/autoplugin DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 install(EXPORT autoplugin-targets NAMESPACE autoplugin:: DESTINATION ${AUTOPLUGIN_CMAKE_DIR})

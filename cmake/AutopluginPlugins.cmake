@@ -18,4 +18,5 @@ function(autoplugin_add_library name)
   target_link_options(${name} PRIVATE
     "LINKER:--version-script=${AUTOPLUGIN_EXPORTS_MAP}" "LINKER:--no-undefined"
     ${AUTOPLUGIN_LIBRARY_API_LINK_OPTIONS})
+  autoplugin_check_declarations(${name})
 endfunction()

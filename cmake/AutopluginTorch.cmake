@@ -50,4 +50,5 @@ function(autoplugin_add_torch_library name)
     LINK_DEPENDS ${AUTOPLUGIN_TORCH_EXPORTS_MAP})
   target_link_options(${name} PRIVATE "LINKER:--version-script=${AUTOPLUGIN_TORCH_EXPORTS_MAP}"
                       ${AUTOPLUGIN_LIBRARY_API_LINK_OPTIONS})
+  autoplugin_check_declarations(${name})
 endfunction()

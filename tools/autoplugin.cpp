@@ -1,6 +1,8 @@
 // The autoplugin command-line tool.
 #include <autoplugin/describe.h>
+#include <autoplugin/library_api.h>
 #include <autoplugin/op.h>
+#include <dlfcn.h>
 
 #include <cstdio>
 #include <iostream>
@@ -22,15 +24,19 @@ void print_usage(std::ostream& out) {
   out << "usage: autoplugin <command> [options]\n"
          "\n"
          "commands:\n"
-         "  describe [--op NAME]   print the TensorRT plugin each op becomes: identity, inputs,\n"
+         "  describe [LIB.so] [--op NAME] [--json]\n"
+         "                         print the TensorRT plugin each op becomes: identity, inputs,\n"
          "                         outputs, fields, dtype table, output shapes and the builder\n"
          "                         calls they take\n"
-         "  list                   one line per op\n"
+         "  list [LIB.so] [--json] [--quiet]\n"
+         "                         one line per op; fails when a declaration does not match its\n"
+         "                         schema (--quiet: print only that)\n"
          "  inspect LIB.so         list a plugin library's creators and their fields\n"
          "  check LIB.so --op OP   drive OP through TensorRT's plugin lifecycle: build phase on\n"
          "                         the CPU, kernels on a GPU against a reference (check --help)\n"
          "\n"
-         "The ops are those built into this tool (the bundled examples).\n"
+         "describe and list read any library built with autoplugin (TensorRT plugin library or\n"
+         "PyTorch op library); without LIB.so, the ops built into this tool (the examples).\n"
          "options: --help, --version\n";
 }
 
@@ -61,7 +67,93 @@ void print_not_done_here() {
 #endif
 }
 
-int list_ops() {
+// The ops of a library built with autoplugin, through the entry points it exports.
+class LibraryOps {
+ public:
+  explicit LibraryOps(std::string_view path) {
+    const std::string file(path);
+    handle_ = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle_ == nullptr) {
+      error_ = std::string("cannot load ") + file + ": " + dlerror();
+      return;
+    }
+    ops_ = reinterpret_cast<decltype(ops_)>(dlsym(handle_, "autoplugin_library_v1_ops"));
+    describe_ =
+        reinterpret_cast<decltype(describe_)>(dlsym(handle_, "autoplugin_library_v1_describe"));
+    if (ops_ == nullptr || describe_ == nullptr) {
+      error_ = file +
+               " was not built with autoplugin (it does not export "
+               "autoplugin_library_v1_ops): for any plugin library, use autoplugin inspect";
+    }
+  }
+  const std::string& error() const { return error_; }
+  const char* ops_json() const { return ops_(); }
+  const char* describe(const char* op) const { return describe_(op); }
+
+ private:
+  void* handle_ = nullptr;  // never closed: the library's ops stay registered with their hosts
+  const char* (*ops_)() = nullptr;
+  const char* (*describe_)(const char*) = nullptr;
+  std::string error_;
+};
+
+struct Arguments {
+  std::string_view library;
+  std::string_view op;
+  bool json = false;
+  bool quiet = false;  // list: only errors
+};
+
+bool parse_arguments(std::string_view command, const std::vector<std::string_view>& args,
+                     bool takes_op, Arguments& parsed) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (takes_op && args[i] == "--op" && i + 1 < args.size()) {
+      parsed.op = args[++i];
+    } else if (args[i] == "--json") {
+      parsed.json = true;
+    } else if (args[i] == "--quiet" && !takes_op) {
+      parsed.quiet = true;
+    } else if (parsed.library.empty() && !args[i].starts_with("-")) {
+      parsed.library = args[i];
+    } else {
+      std::cerr << "autoplugin " << command << ": unexpected argument '" << args[i] << "'\n";
+      print_usage(std::cerr);
+      return false;
+    }
+  }
+  return true;
+}
+
+// A library's declaration errors (its "errors" list), printed; true when there are none.
+bool report_library_errors(const char* ops_json) {
+  const std::string_view text(ops_json);
+  const auto start = text.find("\"errors\": [");
+  if (start == std::string_view::npos || text.substr(start + 11, 1) == "]") return true;
+  std::cerr << "error: declarations that do not match their schema (see \"errors\"):\n"
+            << text.substr(start) << "\n";
+  return false;
+}
+
+int list_ops(const std::vector<std::string_view>& args) {
+  Arguments parsed;
+  if (!parse_arguments("list", args, false, parsed)) return kUsage;
+  if (!parsed.library.empty()) {
+    const LibraryOps library(parsed.library);
+    if (!library.error().empty()) {
+      std::cerr << "autoplugin list: " << library.error() << "\n";
+      return kFailed;
+    }
+    const char* ops = library.ops_json();
+    if (!parsed.quiet) {
+      std::cout << (parsed.json ? ops : library.describe("")) << (parsed.json ? "\n" : "");
+    }
+    return report_library_errors(ops) ? kOk : kFailed;
+  }
+  if (parsed.json) {
+    const char* ops = autoplugin_library_v1_ops();
+    std::cout << ops << "\n";
+    return report_library_errors(ops) ? kOk : kFailed;
+  }
   const bool declarations_ok = report_declaration_errors();
   for (const auto& op : autoplugin::registry().ops()) {
     std::cout << op.qualified_name() << "  (plugin \"" << op.plugin_name() << "\" v" << op.version()
@@ -70,16 +162,37 @@ int list_ops() {
   return declarations_ok ? kOk : kFailed;
 }
 
+int describe_library(const Arguments& parsed) {
+  const LibraryOps library(parsed.library);
+  if (!library.error().empty()) {
+    std::cerr << "autoplugin describe: " << library.error() << "\n";
+    return kFailed;
+  }
+  const char* ops = library.ops_json();
+  const bool declarations_ok = report_library_errors(ops);
+  if (parsed.json) {
+    std::cout << ops << "\n";
+    return declarations_ok ? kOk : kFailed;
+  }
+  const std::string op(parsed.op);
+  const std::string text = library.describe(op.empty() ? nullptr : op.c_str());
+  if (text.starts_with("{\"ok\": false")) {
+    std::cerr << "autoplugin describe: " << text << "\n";
+    return kUsage;
+  }
+  std::cout << text;
+  return declarations_ok ? kOk : kFailed;
+}
+
 int describe_ops(const std::vector<std::string_view>& args) {
-  std::string_view only;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--op" && i + 1 < args.size()) {
-      only = args[++i];
-    } else {
-      std::cerr << "autoplugin describe: unexpected argument '" << args[i] << "'\n";
-      print_usage(std::cerr);
-      return kUsage;
-    }
+  Arguments parsed;
+  if (!parse_arguments("describe", args, true, parsed)) return kUsage;
+  if (!parsed.library.empty()) return describe_library(parsed);
+  const std::string_view only = parsed.op;
+  if (parsed.json) {
+    const char* ops = autoplugin_library_v1_ops();
+    std::cout << ops << "\n";
+    return report_library_errors(ops) ? kOk : kFailed;
   }
   const bool declarations_ok = report_declaration_errors();
   const auto& ops = autoplugin::registry().ops();
@@ -116,7 +229,7 @@ int main(int argc, char** argv) {
   const std::string_view command = args[0];
   args.erase(args.begin());
   if (command == "describe") return describe_ops(args);
-  if (command == "list") return list_ops();
+  if (command == "list") return list_ops(args);
   if (command == "check" || command == "inspect") {
 #ifdef AUTOPLUGIN_WITH_CHECK
     return command == "check" ? autoplugin::check::check_main(args)

@@ -20,7 +20,8 @@ struct autoplugin_field_v1 {
 // {"autoplugin": 1, "ops": [op...], "errors": ["declaration that failed to validate", ...]}
 const char* autoplugin_library_v1_ops();
 
-// `autoplugin describe` text of one op (qualified name), or of every op when `op` is null.
+// `autoplugin describe` text of one op (qualified name), of every op when `op` is null, or one
+// line per op (`autoplugin list`) when `op` is "".
 const char* autoplugin_library_v1_describe(const char* op);
 
 // Output shapes, dtypes, requirements and data-dependent extents of one call of `op`, as an

@@ -288,9 +288,16 @@ extern "C" const char* autoplugin_library_v1_ops() {
 
 extern "C" const char* autoplugin_library_v1_describe(const char* op) {
   return answer([op] {
-    if (op != nullptr) return describe(find_op(op));
     std::string text;
-    for (const Op& each : registry().ops()) text += describe(each) + "\n";
+    if (op != nullptr && *op != '\0') return describe(find_op(op));
+    for (const Op& each : registry().ops()) {
+      if (op == nullptr) {
+        text += (text.empty() ? "" : "\n") + describe(each);
+      } else {
+        text += each.qualified_name() + "  (plugin \"" + each.plugin_name() + "\" v" +
+                each.version() + ", " + std::to_string(each.launchers().size()) + " launchers)\n";
+      }
+    }
     return text;
   });
 }
