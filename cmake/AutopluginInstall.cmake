@@ -32,6 +32,9 @@ install(FILES src/torch/torch_ops.cpp src/torch/torch_values.cpp src/torch/torch
               cmake/torch_exports.map
         DESTINATION ${CMAKE_INSTALL_DATADIR}/autoplugin/torch)
 install(DIRECTORY include/autoplugin DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The Python package (pure Python), found by `autoplugin from-torch` beside the tool.
+install(DIRECTORY python/autoplugin DESTINATION ${CMAKE_INSTALL_DATADIR}/autoplugin/python
+        PATTERN "__pycache__" EXCLUDE)
 
 install(EXPORT autoplugin-targets NAMESPACE autoplugin:: DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
 configure_package_config_file(cmake/autopluginConfig.cmake.in

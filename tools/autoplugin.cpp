@@ -3,8 +3,14 @@
 #include <autoplugin/library_api.h>
 #include <autoplugin/op.h>
 #include <dlfcn.h>
+#include <unistd.h>
 
+#include <cstdlib>
+#include <filesystem>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -32,6 +38,10 @@ void print_usage(std::ostream& out) {
          "                         one line per op; fails when a declaration does not match its\n"
          "                         schema (--quiet: print only that)\n"
          "  inspect LIB.so         list a plugin library's creators and their fields\n"
+         "  from-torch MODULE.py --out DIR [--op NS::NAME] [--dtypes float32,...]\n"
+         "                         a Python custom op with a Triton kernel and a fake\n"
+         "                         implementation becomes a CMake project of a native plugin\n"
+         "                         (python3 -m autoplugin.from_torch --help)\n"
          "  check LIB.so --op OP   drive OP through TensorRT's plugin lifecycle: build phase on\n"
          "                         the CPU, kernels on a GPU against a reference (check --help)\n"
          "\n"
@@ -214,6 +224,40 @@ int describe_ops(const std::vector<std::string_view>& args) {
   return declarations_ok ? kOk : kFailed;
 }
 
+// The Python package, beside the tool once installed (share/autoplugin/python), in the source
+// tree for a build, or wherever Python finds it (pip install).
+std::string python_package_dir(const char* argv0) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::path tool = fs::canonical(fs::path(argv0), error);
+  if (!error) {
+    const fs::path installed = tool.parent_path().parent_path() / "share/autoplugin/python";
+    if (fs::exists(installed / "autoplugin")) return installed.string();
+  }
+  if (fs::exists(fs::path(AUTOPLUGIN_SOURCE_PYTHON_DIR) / "autoplugin")) {
+    return AUTOPLUGIN_SOURCE_PYTHON_DIR;
+  }
+  return "";
+}
+
+// Generation runs in Python (it imports the user's module, PyTorch and Triton).
+int from_torch(const char* argv0, const std::vector<std::string_view>& args) {
+  const std::string package = python_package_dir(argv0);
+  if (!package.empty()) {
+    const char* existing = std::getenv("PYTHONPATH");
+    const std::string path = package + (existing && *existing ? ":" + std::string(existing) : "");
+    setenv("PYTHONPATH", path.c_str(), 1);
+  }
+  std::vector<std::string> owned = {"python3", "-m", "autoplugin.from_torch"};
+  for (std::string_view a : args) owned.emplace_back(a);
+  std::vector<char*> argv;
+  for (std::string& a : owned) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  execvp("python3", argv.data());
+  std::cerr << "autoplugin from-torch: cannot run python3: " << std::strerror(errno) << "\n";
+  return kFailed;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -230,6 +274,7 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   if (command == "describe") return describe_ops(args);
   if (command == "list") return list_ops(args);
+  if (command == "from-torch") return from_torch(argv[0], args);
   if (command == "check" || command == "inspect") {
 #ifdef AUTOPLUGIN_WITH_CHECK
     return command == "check" ? autoplugin::check::check_main(args)
