@@ -267,134 +267,162 @@ std::vector<DType> launcher_dtypes(const LauncherDescriptor& l) {
   return inputs;
 }
 
-int size_out_count(const LauncherDescriptor& l) {
+int count_params(const LauncherDescriptor& l, Role role) {
   return static_cast<int>(std::count_if(l.params.begin(), l.params.end(),
-                                        [](const auto& p) { return p.role == Role::SizeOutput; }));
+                                        [&](const auto& p) { return p.role == role; }));
 }
 
-}  // namespace
-
-Op Op::build(const OpDeclaration& d) {
-  Op op;
-  op.location_ = d.location_;
-  op.version_ = d.version_;
-  try {
-    op.schema_ = std::make_shared<const Schema>(parse_schema(d.schema_text_));
-  } catch (const SchemaError& e) {
-    throw BindingError("op declared at " + d.location_ + ": " + e.what());
-  }
-  const Schema& schema = *op.schema_;
-  op.qualified_name_ = schema.qualified_name();
-  op.plugin_name_ = schema.plugin_name();
-  std::vector<const Argument*> inputs;
-  for (std::size_t i = 0; i < schema.arguments.size(); ++i) {
-    const Argument& a = schema.arguments[i];
-    if (a.type.is_tensor()) {
-      op.input_arguments_.push_back(i);
-      inputs.push_back(&a);
-    } else if (a.type.is_shape_input()) {
-      op.shape_input_arguments_.push_back(i);
+// The schema's tensors by plugin position, which the passes look names up in.
+struct Positions {
+  Positions(const Schema& parsed, const std::vector<const Argument*>& schema_attributes)
+      : schema(parsed), attributes(schema_attributes) {
+    for (const Argument& a : parsed.arguments) {
+      if (a.type.is_tensor()) inputs.push_back(&a);
     }
   }
-  op.attributes_ = attribute_arguments(schema);
+  int num_inputs() const { return static_cast<int>(inputs.size()); }
+  // The input named `name`, or -1.
+  int input_index(std::string_view name) const {
+    for (int k = 0; k < num_inputs(); ++k) {
+      if (inputs[std::size_t(k)]->name == name) return k;
+    }
+    return -1;
+  }
+  // The input or return named `name` (returns follow the inputs), or -1.
+  int position_of(std::string_view name) const {
+    const int k = input_index(name);
+    if (k >= 0) return k;
+    for (std::size_t j = 0; j < schema.returns.size(); ++j) {
+      if (schema.returns[j].name == name) return num_inputs() + static_cast<int>(j);
+    }
+    return -1;
+  }
 
-  Problems problems;
-  if (d.launchers_.empty()) problems.add("no launcher");
-  for (const auto& l : d.launchers_) check_launcher(schema, inputs, op.attributes_, l, problems);
-  check_shape_function(schema, d.shape_function_, "shape function", problems);
-  const int results = d.shape_function_.num_results;
-  if (results >= 0 && static_cast<std::size_t>(results) != schema.returns.size()) {
-    problems.add("shape function returns " + plural(std::size_t(results), "shape") +
+  const Schema& schema;
+  std::vector<const Argument*> inputs;  // the tensor arguments, in order
+  const std::vector<const Argument*>& attributes;
+};
+
+// ---- the passes of Op::build ------------------------------------------------------------------
+// Each pass checks one part of the declaration and adds what does not fit to `problems`; every
+// pass runs, so one message lists every mismatch. A pass that derives part of the op returns it.
+
+// Launcher signatures: tensors, stream and attributes against the schema.
+void check_launchers(const Positions& positions, const std::vector<LauncherDescriptor>& launchers,
+                     Problems& problems) {
+  if (launchers.empty()) problems.add("no launcher");
+  for (const auto& l : launchers) {
+    check_launcher(positions.schema, positions.inputs, positions.attributes, l, problems);
+  }
+}
+
+// The shape function's parameters against the schema's arguments, its results against the returns.
+void check_shape_function_declaration(const Schema& schema, const ShapeFunctionDescriptor& f,
+                                      Problems& problems) {
+  check_shape_function(schema, f, "shape function", problems);
+  if (f.num_results >= 0 && static_cast<std::size_t>(f.num_results) != schema.returns.size()) {
+    problems.add("shape function returns " + plural(std::size_t(f.num_results), "shape") +
                  " but the schema returns " + std::to_string(schema.returns.size()));
   }
+}
+
+// Workspace: launchers that take one need a declared size, and a declared size needs a taker.
+void check_workspace(const Schema& schema, const std::vector<LauncherDescriptor>& launchers,
+                     const std::optional<ShapeFunctionDescriptor>& workspace_function,
+                     Problems& problems) {
   const auto takes_workspace = [](const LauncherDescriptor& l) {
-    return std::count_if(l.params.begin(), l.params.end(),
-                         [](const auto& p) { return p.role == Role::ScratchSpace; });
+    return count_params(l, Role::ScratchSpace);
   };
-  for (const auto& l : d.launchers_) {
+  for (const auto& l : launchers) {
     if (takes_workspace(l) > 1) {
       problems.add("launcher '" + l.name + "' takes more than one autoplugin::Workspace");
-    } else if (takes_workspace(l) == 1 && !d.workspace_function_) {
+    } else if (takes_workspace(l) == 1 && !workspace_function) {
       problems.add("launcher '" + l.name +
                    "' takes an autoplugin::Workspace but the op declares no workspace size; "
                    "chain .workspace(bytes_function) after the declaration");
     }
   }
-  if (d.workspace_function_) {
-    check_shape_function(schema, *d.workspace_function_, "workspace function", problems);
-    if (std::none_of(d.launchers_.begin(), d.launchers_.end(), takes_workspace)) {
+  if (workspace_function) {
+    check_shape_function(schema, *workspace_function, "workspace function", problems);
+    if (std::none_of(launchers.begin(), launchers.end(), takes_workspace)) {
       problems.add("the op declares a workspace size but no launcher takes autoplugin::Workspace");
     }
   }
+}
 
-  op.launcher_descriptors_ = d.launchers_;
-  for (const auto& l : op.launcher_descriptors_) {
+// One entry per launcher, pointing into `launchers`; launchers with the same dtypes become tactics.
+std::vector<LauncherEntry> launcher_entries(const std::vector<LauncherDescriptor>& launchers) {
+  std::vector<LauncherEntry> entries;
+  for (const auto& l : launchers) {
     LauncherEntry entry{&l, launcher_dtypes(l), 0};
-    for (auto& other : op.launchers_) {
+    for (auto& other : entries) {
       if (other.dtypes != entry.dtypes) continue;
       if (other.tactic == 0) other.tactic = 1;
       entry.tactic = std::max(entry.tactic, other.tactic + 1);
     }
-    op.launchers_.push_back(std::move(entry));
+    entries.push_back(std::move(entry));
   }
-  const int size_tensors = d.launchers_.empty() ? 0 : size_out_count(d.launchers_.front());
-  for (const auto& l : d.launchers_) {
-    if (size_out_count(l) != size_tensors) {
+  return entries;
+}
+
+// The number of size tensors: every launcher takes the same number of SizeOut parameters.
+int size_tensor_count(const std::vector<LauncherDescriptor>& launchers, Problems& problems) {
+  const int size_tensors =
+      launchers.empty() ? 0 : count_params(launchers.front(), Role::SizeOutput);
+  for (const auto& l : launchers) {
+    if (count_params(l, Role::SizeOutput) != size_tensors) {
       problems.add("launchers disagree on the number of SizeOut parameters ('" +
-                   d.launchers_.front().name + "' takes " + std::to_string(size_tensors) + ", '" +
-                   l.name + "' takes " + std::to_string(size_out_count(l)) + ")");
+                   launchers.front().name + "' takes " + std::to_string(size_tensors) + ", '" +
+                   l.name + "' takes " + std::to_string(count_params(l, Role::SizeOutput)) + ")");
     }
   }
-  op.num_size_tensors_ = size_tensors;
-  // Returns keep their schema names; size tensors are "<first return>_size<k>".
-  for (const auto& r : op.schema_->returns) op.output_names_.push_back(r.name);
-  const std::string size_base =
-      op.schema_->returns.empty() ? "" : op.schema_->returns.front().name + "_";
-  for (int s = 0; s < size_tensors; ++s) {
-    op.output_names_.push_back(size_base + "size" + std::to_string(s));
-  }
-  const bool launchers_fit = problems.empty();
+  return size_tensors;
+}
 
-  const int n_in = op.num_inputs();
-  auto input_index = [&](std::string_view name) -> int {
-    for (int k = 0; k < n_in; ++k) {
-      if (inputs[std::size_t(k)]->name == name) return k;
-    }
-    return -1;
-  };
-  auto position_of = [&](std::string_view name) -> int {
-    const int k = input_index(name);
-    if (k >= 0) return k;
-    for (std::size_t j = 0; j < schema.returns.size(); ++j) {
-      if (schema.returns[j].name == name) return n_in + static_cast<int>(j);
-    }
-    return -1;
-  };
+// Returns keep their schema names; size tensors are "<first return>_size<k>".
+std::vector<std::string> output_names(const Schema& schema, int size_tensors) {
+  std::vector<std::string> names;
+  for (const auto& r : schema.returns) names.push_back(r.name);
+  const std::string base = schema.returns.empty() ? "" : schema.returns.front().name + "_";
+  for (int s = 0; s < size_tensors; ++s) names.push_back(base + "size" + std::to_string(s));
+  return names;
+}
 
-  // Output dtype rules: declared, else implied by the launchers' types.
+// Output dtype rules, one per output position: declared, else implied by the launchers' dtypes.
+// `launchers_fit` says whether the launchers' signatures matched the schema; only then do their
+// dtypes say anything about the outputs.
+std::vector<DTypeRule> output_dtype_rules(
+    const Positions& positions,
+    const std::vector<std::pair<std::string, DTypeRule>>& declared_rules,
+    const std::vector<LauncherEntry>& launchers, bool launchers_fit, int size_tensors,
+    Problems& problems) {
+  const Schema& schema = positions.schema;
+  const int n_in = positions.num_inputs();
+  std::vector<DTypeRule> rules;
   for (std::size_t j = 0; j < schema.returns.size(); ++j) {
     const std::string& out_name = schema.returns[j].name;
-    auto declared = std::find_if(d.dtype_rules_.begin(), d.dtype_rules_.end(),
+    const std::size_t out_pos = std::size_t(n_in) + j;
+    auto declared = std::find_if(declared_rules.begin(), declared_rules.end(),
                                  [&](const auto& r) { return r.first == out_name; });
-    if (declared != d.dtype_rules_.end()) {
+    if (declared != declared_rules.end()) {
       const DTypeRule& rule = declared->second;
-      if (rule.kind == DTypeRule::Kind::SameAsInput && input_index(rule.argument) < 0) {
+      if (rule.kind == DTypeRule::Kind::SameAsInput && positions.input_index(rule.argument) < 0) {
         problems.add("output '" + out_name + "': dtype rule names '" + rule.argument +
                      "', which is not a tensor input");
       }
       if (rule.kind == DTypeRule::Kind::FromAttribute) {
-        auto it = std::find_if(op.attributes_.begin(), op.attributes_.end(),
+        const auto& attributes = positions.attributes;
+        auto it = std::find_if(attributes.begin(), attributes.end(),
                                [&](const Argument* a) { return a->name == rule.argument; });
-        if (it == op.attributes_.end() || (*it)->type.base != BaseType::ScalarType ||
+        if (it == attributes.end() || (*it)->type.base != BaseType::ScalarType ||
             (*it)->type.is_list) {
           problems.add("output '" + out_name + "': dtype rule names '" + rule.argument +
                        "', which is not a ScalarType attribute");
         }
       }
       if (launchers_fit && rule.kind != DTypeRule::Kind::FromAttribute) {
-        const std::size_t out_pos = std::size_t(n_in) + j;
-        const int source = input_index(rule.argument);
-        for (const auto& e : op.launchers_) {
+        const int source = positions.input_index(rule.argument);
+        for (const auto& e : launchers) {
           const bool fixed = rule.kind == DTypeRule::Kind::Fixed;
           if (!fixed && source < 0) break;
           const DType expected = fixed ? rule.dtype : e.dtypes[std::size_t(source)];
@@ -406,30 +434,29 @@ Op Op::build(const OpDeclaration& d) {
           }
         }
       }
-      op.dtype_rules_.push_back(rule);
+      rules.push_back(rule);
       continue;
     }
     if (!launchers_fit) {
-      op.dtype_rules_.push_back(fixed_dtype(DType::Float32));
+      rules.push_back(fixed_dtype(DType::Float32));
       continue;
     }
-    const std::size_t out_pos = std::size_t(n_in) + j;
     std::optional<DTypeRule> inferred;
     for (int k = 0; k < n_in && !inferred; ++k) {
-      const bool same = std::all_of(op.launchers_.begin(), op.launchers_.end(), [&](const auto& e) {
+      const bool same = std::all_of(launchers.begin(), launchers.end(), [&](const auto& e) {
         return e.dtypes[out_pos] == e.dtypes[std::size_t(k)];
       });
-      if (same) inferred = same_dtype_as(inputs[std::size_t(k)]->name);
+      if (same) inferred = same_dtype_as(positions.inputs[std::size_t(k)]->name);
     }
     if (!inferred) {
-      const DType first = op.launchers_.front().dtypes[out_pos];
-      const bool fixed = std::all_of(op.launchers_.begin(), op.launchers_.end(),
+      const DType first = launchers.front().dtypes[out_pos];
+      const bool fixed = std::all_of(launchers.begin(), launchers.end(),
                                      [&](const auto& e) { return e.dtypes[out_pos] == first; });
       if (fixed) inferred = fixed_dtype(first);
     }
     if (!inferred) {
       std::string seen;
-      for (const auto& e : op.launchers_) {
+      for (const auto& e : launchers) {
         seen += (seen.empty() ? "" : ", ") + std::string(dtype_name(e.dtypes[out_pos])) +
                 " from '" + e.launcher->name + "'";
       }
@@ -439,29 +466,46 @@ Op Op::build(const OpDeclaration& d) {
                    out_name + "\", ...)");
       inferred = fixed_dtype(DType::Float32);
     }
-    op.dtype_rules_.push_back(*inferred);
+    rules.push_back(*inferred);
   }
-  for (const auto& [name, rule] : d.dtype_rules_) {
-    if (position_of(name) < n_in) {
+  for (const auto& [name, rule] : declared_rules) {
+    if (positions.position_of(name) < n_in) {
       problems.add("output_dtype names '" + name + "', which is not an output");
     }
   }
   // TensorRT: "The data type for any size tensor outputs must be DataType::kINT32."
-  for (int s = 0; s < size_tensors; ++s) op.dtype_rules_.push_back(fixed_dtype(DType::Int32));
+  for (int s = 0; s < size_tensors; ++s) rules.push_back(fixed_dtype(DType::Int32));
+  return rules;
+}
 
-  op.formats_.assign(std::size_t(n_in + op.num_outputs()), {Format::Linear});
-  for (const auto& [name, formats] : d.formats_) {
-    const int pos = position_of(name);
+// The formats each input and output position accepts: declared, else LINEAR.
+std::vector<std::vector<Format>> tensor_formats(
+    const Positions& positions,
+    const std::vector<std::pair<std::string, std::vector<Format>>>& declared, int num_positions,
+    Problems& problems) {
+  std::vector<std::vector<Format>> formats(std::size_t(num_positions), {Format::Linear});
+  for (const auto& [name, accepted] : declared) {
+    const int pos = positions.position_of(name);
     if (pos < 0) {
       problems.add("formats names '" + name + "', which is not an input or output tensor");
-    } else if (formats.empty()) {
+    } else if (accepted.empty()) {
       problems.add("formats for '" + name + "' is empty");
     } else {
-      op.formats_[std::size_t(pos)] = formats;
+      formats[std::size_t(pos)] = accepted;
     }
   }
+  return formats;
+}
 
-  op.aliases_.assign(std::size_t(op.num_outputs()), -1);
+// In-place outputs: the input each output aliases (-1 for none). An alias pair is written on both
+// sides and has one dtype; a written input needs an output that aliases it.
+std::vector<int> output_aliases(const Positions& positions,
+                                const std::vector<LauncherEntry>& launchers, bool launchers_fit,
+                                int num_outputs, Problems& problems) {
+  const Schema& schema = positions.schema;
+  const auto& inputs = positions.inputs;
+  const int n_in = positions.num_inputs();
+  std::vector<int> aliases(std::size_t(num_outputs), -1);
   for (std::size_t j = 0; j < schema.returns.size(); ++j) {
     const auto& alias = schema.returns[j].alias;
     if (!alias) continue;
@@ -479,8 +523,8 @@ Op Op::build(const OpDeclaration& d) {
                    "' share an alias set but are not both marked written ('(" + alias->set +
                    "!)'); in-place ops write their input");
     } else {
-      op.aliases_[j] = found;
-      for (const auto& e : op.launchers_) {
+      aliases[j] = found;
+      for (const auto& e : launchers) {
         if (launchers_fit && e.dtypes[std::size_t(n_in) + j] != e.dtypes[std::size_t(found)]) {
           problems.add("launcher '" + e.launcher->name + "': in-place output '" +
                        schema.returns[j].name + "' must have the dtype of input '" +
@@ -489,16 +533,52 @@ Op Op::build(const OpDeclaration& d) {
       }
     }
   }
-
   for (int k = 0; k < n_in; ++k) {
     const auto& alias = inputs[std::size_t(k)]->alias;
-    if (alias && alias->is_write &&
-        std::find(op.aliases_.begin(), op.aliases_.end(), k) == op.aliases_.end()) {
+    if (alias && alias->is_write && std::find(aliases.begin(), aliases.end(), k) == aliases.end()) {
       problems.add("input '" + inputs[std::size_t(k)]->name + "' is written ('(" + alias->set +
                    "!)') but no output aliases it; declare the output as Tensor(" + alias->set +
                    "!)");
     }
   }
+  return aliases;
+}
+
+}  // namespace
+
+Op Op::build(const OpDeclaration& d) {
+  Op op;
+  op.location_ = d.location_;
+  op.version_ = d.version_;
+  try {
+    op.schema_ = std::make_shared<const Schema>(parse_schema(d.schema_text_));
+  } catch (const SchemaError& e) {
+    throw BindingError("op declared at " + d.location_ + ": " + e.what());
+  }
+  const Schema& schema = *op.schema_;
+  op.qualified_name_ = schema.qualified_name();
+  op.plugin_name_ = schema.plugin_name();
+  for (std::size_t i = 0; i < schema.arguments.size(); ++i) {
+    if (schema.arguments[i].type.is_tensor()) op.input_arguments_.push_back(i);
+    if (schema.arguments[i].type.is_shape_input()) op.shape_input_arguments_.push_back(i);
+  }
+  op.attributes_ = attribute_arguments(schema);
+  const Positions positions(schema, op.attributes_);
+
+  Problems problems;
+  check_launchers(positions, d.launchers_, problems);
+  check_shape_function_declaration(schema, d.shape_function_, problems);
+  check_workspace(schema, d.launchers_, d.workspace_function_, problems);
+  op.launcher_descriptors_ = d.launchers_;
+  op.launchers_ = launcher_entries(op.launcher_descriptors_);
+  op.num_size_tensors_ = size_tensor_count(d.launchers_, problems);
+  op.output_names_ = output_names(schema, op.num_size_tensors_);
+  // The launchers' dtypes say something about the outputs only when their signatures fit.
+  const bool launchers_fit = problems.empty();
+  op.dtype_rules_ = output_dtype_rules(positions, d.dtype_rules_, op.launchers_, launchers_fit,
+                                       op.num_size_tensors_, problems);
+  op.formats_ = tensor_formats(positions, d.formats_, op.num_inputs() + op.num_outputs(), problems);
+  op.aliases_ = output_aliases(positions, op.launchers_, launchers_fit, op.num_outputs(), problems);
 
   op.example_ = d.example_;
   op.shape_function_ = d.shape_function_;

@@ -102,6 +102,42 @@ TEST(OpBuild, ReportsEveryMismatchInOneMessage) {
                                        "3 arguments")));
 }
 
+void unsized_scratch_launcher(ap::In<float> x, ap::Out<float> y, ap::Workspace scratch,
+                              ap::Stream) {
+  (void)x, (void)y, (void)scratch;
+}
+void counting_launcher(ap::In<float> x, ap::Out<float> y, ap::SizeOut count) {
+  (void)x, (void)y, (void)count;
+}
+ap::Shape no_parameters() { return {}; }
+
+// Validation runs in passes (launchers, shape function, workspace, size tensors, dtype rules,
+// formats, aliases); each adds to one list, so one message holds what every pass found, in order.
+TEST(OpBuild, EveryPassReportsIntoOneMessage) {
+  const std::string message =
+      build_error(DECLARE("ex::all(Tensor(a!) x) -> Tensor y", no_parameters,
+                          unsized_scratch_launcher, counting_launcher)
+                      .output_dtype("x", ap::same_dtype_as("x"))
+                      .formats("nope", {ap::Format::Linear}));
+  EXPECT_EQ(
+      message,
+      "op 'ex::all' (declared at test.cpp:1) does not match its schema \"ex::all(Tensor(a!) "
+      "x) -> Tensor y\":"
+      "\n  - launcher 'counting_launcher' takes no cudaStream_t; it must launch on the stream "
+      "TensorRT passes"
+      "\n  - shape function takes 0 parameters but the schema declares 1 argument; it takes "
+      "every schema argument, in order"
+      "\n  - launcher 'unsized_scratch_launcher' takes an autoplugin::Workspace but the op "
+      "declares "
+      "no workspace size; chain .workspace(bytes_function) after the declaration"
+      "\n  - launchers disagree on the number of SizeOut parameters ('unsized_scratch_launcher' "
+      "takes 0, 'counting_launcher' takes 1)"
+      "\n  - output_dtype names 'x', which is not an output"
+      "\n  - formats names 'nope', which is not an input or output tensor"
+      "\n  - input 'x' is written ('(a!)') but no output aliases it; declare the output as "
+      "Tensor(a!)");
+}
+
 template <typename T>
 void typed_launcher(ap::In<T> x, ap::Out<T> y, double padding, std::int64_t mode, ap::Stream) {
   (void)x, (void)y, (void)padding, (void)mode;
