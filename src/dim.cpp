@@ -35,21 +35,21 @@ std::uint64_t tree_size(const Dim& a, const Dim& b) {
 }  // namespace
 
 std::size_t hash_of(const Dim& dim) {
-  if (const DimNode* node = dim.node()) return node->hash;
+  if (const DimNode* node = node_of(dim)) return node->hash;
   return mix(0x5eed, static_cast<std::uint64_t>(*dim.constant()));
 }
 
-std::uint64_t size_of(const Dim& dim) { return dim.node() ? dim.node()->tree_size : 1; }
+std::uint64_t size_of(const Dim& dim) { return node_of(dim) ? node_of(dim)->tree_size : 1; }
 
-bool may_fail(const Dim& dim) { return dim.node() && dim.node()->may_fail; }
-bool has_size_tensor(const Dim& dim) { return dim.node() && dim.node()->has_size_tensor; }
+bool may_fail(const Dim& dim) { return node_of(dim) && node_of(dim)->may_fail; }
+bool has_size_tensor(const Dim& dim) { return node_of(dim) && node_of(dim)->has_size_tensor; }
 
 bool is_constant(const Dim& dim, std::int64_t value) {
   return dim.is_constant() && *dim.constant() == value;
 }
 
 const DimNode* operation(const Dim& dim, DimOp op) {
-  const DimNode* node = dim.node();
+  const DimNode* node = node_of(dim);
   return node && node->kind == DimKind::Operation && node->op == op ? node : nullptr;
 }
 
@@ -98,8 +98,8 @@ Dim make_size_tensor(int index, const Dim& opt, const Dim& upper) {
 }
 
 bool same(const Dim& a, const Dim& b, ProvenPairs& proven) {
-  const DimNode* x = a.node();
-  const DimNode* y = b.node();
+  const DimNode* x = node_of(a);
+  const DimNode* y = node_of(b);
   if (!x || !y) return !x && !y && *a.constant() == *b.constant();
   if (x == y) return true;
   if (x->hash != y->hash || x->kind != y->kind || x->op != y->op || x->index0 != y->index0 ||

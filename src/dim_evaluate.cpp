@@ -15,7 +15,7 @@ class Evaluator {
   Evaluator(const DimBindings& bindings, bool memoize) : bindings_(bindings), memoize_(memoize) {}
 
   std::int64_t operator()(const Dim& dim) {
-    const DimNode* node = dim.node();
+    const DimNode* node = node_of(dim);
     if (!node) return *dim.constant();
     switch (node->kind) {
       case DimKind::InputExtent:

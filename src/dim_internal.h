@@ -1,5 +1,6 @@
 // What the Dim sources share, and tests may reach: the expression graph's nodes, their
-// construction and structural comparison, and TensorRT's integer semantics. Not installed.
+// construction and structural comparison, TensorRT's integer semantics, and evaluation with
+// concrete values. Not installed: none of it is the user's API.
 #pragma once
 
 #include <cstddef>
@@ -7,8 +8,10 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "autoplugin/dim.h"
 
@@ -38,7 +41,11 @@ struct DimAccess {
     dim.node_ = std::move(node);
     return dim;
   }
+  static const DimNode* node(const Dim& dim) noexcept { return dim.node_.get(); }
 };
+
+// The node of a symbolic dim; null for a constant.
+inline const DimNode* node_of(const Dim& dim) noexcept { return DimAccess::node(dim); }
 
 // Structural hash: equal structures (and equal constants) hash equally.
 std::size_t hash_of(const Dim& dim);
@@ -65,4 +72,31 @@ std::optional<std::int64_t> checked(DimOp op, std::int64_t a, std::int64_t b);
 // Folds a constant operation; `context` (an expression, may be empty) is added to errors.
 std::int64_t fold(DimOp op, std::int64_t a, std::int64_t b, const std::string& context = {});
 
+// Builds the operation node without simplification or folding (for tests that compare the
+// simplifier against the raw expression).
+Dim apply_unsimplified(DimOp op, const Dim& a, const Dim& b);
+
 }  // namespace autoplugin::detail
+
+namespace autoplugin {
+
+inline constexpr int kDimOpCount = 9;  // the DimOp values, 0 to 8
+
+// Structural identity of two expressions (not value equality).
+bool identical(const Dim& a, const Dim& b) noexcept;
+
+// Concrete values for the symbols of an expression.
+struct DimBindings {
+  std::span<const std::vector<std::int64_t>> input_extents;  // [input][axis]
+  std::span<const std::vector<std::int64_t>> shape_values;   // [shape input][index]
+  std::span<const std::int64_t> size_tensor_values;          // [size tensor]; may be empty
+};
+
+// Evaluates with TensorRT's semantics. Throws ShapeError on division by zero, int64 overflow,
+// a symbol without a binding, or an unbound size tensor.
+std::int64_t evaluate(const Dim& dim, const DimBindings& bindings);
+std::vector<std::int64_t> evaluate(const Shape& shape, const DimBindings& bindings);
+// Throws ShapeError with the requirement's message when one evaluates to false.
+void check_requirements(std::span<const Requirement> requirements, const DimBindings& bindings);
+
+}  // namespace autoplugin

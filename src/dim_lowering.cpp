@@ -62,7 +62,7 @@ Lowering::Lowering(DimSink& sink) : sink_(sink), memo_(std::make_unique<Memo>())
 Lowering::~Lowering() = default;
 
 DimSink::Handle Lowering::lower(const Dim& dim) {
-  const DimNode* node = dim.node();
+  const DimNode* node = node_of(dim);
   if (!node) {
     const std::int64_t value = *dim.constant();
     auto [it, inserted] = memo_->constants.try_emplace(value, nullptr);

@@ -25,7 +25,7 @@ Printed print(const Dim& dim);
 
 // A 0/1 expression built by a comparison or the logical operators on comparisons.
 bool is_condition(const Dim& dim) {
-  const DimNode* node = dim.node();
+  const DimNode* node = node_of(dim);
   if (!node || node->kind != DimKind::Operation) return false;
   switch (node->op) {
     case DimOp::Equal:
@@ -58,7 +58,7 @@ Printed print_binary(const Dim& a, const char* symbol, const Dim& b, int precede
 // arithmetic they lower to: "x[0] >= 2 && x[1] != 3" rather than "(1 - (x[0] < 2)) * ...".
 std::optional<Printed> print_condition(const DimNode& node) {
   if (node.op == DimOp::Sub && is_constant(node.lhs, 1) && is_condition(node.rhs)) {
-    const DimNode& negated = *node.rhs.node();
+    const DimNode& negated = *node_of(node.rhs);
     if (negated.op == DimOp::Less) {
       // Keep the symbol on the left: "x[0] <= 3" rather than "3 >= x[0]".
       return negated.lhs.is_constant() && !negated.rhs.is_constant()
@@ -80,7 +80,7 @@ std::optional<Printed> print_condition(const DimNode& node) {
 }
 
 Printed print(const Dim& dim) {
-  const DimNode* node = dim.node();
+  const DimNode* node = node_of(dim);
   if (!node) {
     const std::int64_t value = *dim.constant();
     return {std::to_string(value), value < 0 ? kUnary : kAtom};

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "op_internal.h"
+
 namespace autoplugin {
 
 DTypeRule same_dtype_as(std::string input) {
@@ -40,11 +42,16 @@ const AttrValue* Example::attr_of(std::string_view name) const {
 }
 
 OpDeclaration::OpDeclaration(std::string schema, ShapeFunctionDescriptor shape_function,
-                             std::vector<LauncherDescriptor> launchers, std::string location)
+                             std::vector<LauncherDescriptor> launchers,
+                             std::string_view launcher_names, std::string location)
     : schema_text_(std::move(schema)),
       shape_function_(std::move(shape_function)),
       launchers_(std::move(launchers)),
-      location_(std::move(location)) {}
+      location_(std::move(location)) {
+  std::vector<std::string> names = detail::split_launcher_names(launcher_names);
+  names.resize(launchers_.size());
+  for (std::size_t i = 0; i < launchers_.size(); ++i) launchers_[i].name = std::move(names[i]);
+}
 
 OpDeclaration& OpDeclaration::version(std::string version) {
   version_ = std::move(version);
@@ -101,16 +108,18 @@ const std::vector<std::string>& OpRegistry::errors() {
   return errors_;
 }
 
-const Op* OpRegistry::find(std::string_view qualified_name) {
-  for (const Op& op : ops()) {
-    if (op.qualified_name() == qualified_name) return &op;
-  }
-  return nullptr;
-}
-
 OpRegistry& registry() {
   static OpRegistry instance;
   return instance;
+}
+
+namespace detail {
+
+const Op* find_op(std::string_view name) {
+  for (const Op& op : registry().ops()) {
+    if (op.qualified_name() == name || op.plugin_name() == name) return &op;
+  }
+  return nullptr;
 }
 
 std::vector<std::string> split_launcher_names(std::string_view text) {
@@ -146,5 +155,7 @@ std::vector<std::string> split_launcher_names(std::string_view text) {
   flush();
   return names;
 }
+
+}  // namespace detail
 
 }  // namespace autoplugin

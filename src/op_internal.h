@@ -1,4 +1,5 @@
-// What the op sources share: the problem list that validation and decoding report through.
+// What the op sources share, and backends and tests may reach: the problem list that validation
+// and decoding report through, launcher naming and the op lookup. Not installed.
 #pragma once
 
 #include <algorithm>
@@ -7,7 +8,18 @@
 #include <string_view>
 #include <vector>
 
+namespace autoplugin {
+class Op;
+}
+
 namespace autoplugin::detail {
+
+// The op named `name`, by its qualified name ("ns::name.overload") or its plugin name
+// ("name.overload"; the first declared wins when two namespaces share one), or null.
+const Op* find_op(std::string_view name);
+
+// Splits the stringified launcher list of AUTOPLUGIN_OP at top-level commas.
+std::vector<std::string> split_launcher_names(std::string_view text);
 
 // "1 input", "2 inputs".
 inline std::string plural(std::size_t n, std::string_view word) {

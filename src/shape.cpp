@@ -14,9 +14,9 @@ namespace {
 thread_local ShapeScope* t_active_scope = nullptr;
 
 void check_rank(std::size_t rank) {
-  if (rank > Shape::kMaxRank) {
+  if (rank > std::size_t(kMaxRank)) {
     throw ShapeError("a shape of rank " + std::to_string(rank) +
-                     " exceeds TensorRT's maximum rank " + std::to_string(Shape::kMaxRank));
+                     " exceeds TensorRT's maximum rank " + std::to_string(kMaxRank));
   }
 }
 

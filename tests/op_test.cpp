@@ -8,12 +8,14 @@
 
 #include <random>
 
+#include "op_internal.h"
+
 namespace ap = autoplugin;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 #define DECLARE(schema, shape, ...) \
-  ::autoplugin::make_declaration(schema, #__VA_ARGS__, "test.cpp:1", shape, __VA_ARGS__)
+  ::autoplugin::detail::make_declaration(schema, #__VA_ARGS__, "test.cpp:1", shape, __VA_ARGS__)
 
 namespace {
 
@@ -309,21 +311,21 @@ AUTOPLUGIN_OP("op_test::good(Tensor x) -> Tensor", identity_shape, copy_launcher
     .version("3");
 
 TEST(Registry, InvalidDeclarationsAreReportedWhenTheLibraryLoads) {
-  auto& registry = ap::registry();
-  EXPECT_NE(registry.find("op_test::good"), nullptr);
-  EXPECT_EQ(registry.find("op_test::good")->version(), "3");
-  EXPECT_EQ(registry.find("op_test::mismatched"), nullptr);
+  EXPECT_NE(ap::detail::find_op("op_test::good"), nullptr);
+  EXPECT_EQ(ap::detail::find_op("op_test::good")->version(), "3");
+  EXPECT_EQ(ap::detail::find_op("good"), ap::detail::find_op("op_test::good"));  // plugin name
+  EXPECT_EQ(ap::detail::find_op("op_test::mismatched"), nullptr);
   std::string all;
-  for (const auto& e : registry.errors()) all += e + "\n";
+  for (const auto& e : ap::registry().errors()) all += e + "\n";
   EXPECT_THAT(all, AllOf(HasSubstr("op 'op_test::mismatched' (declared at "),
                          HasSubstr("argument 'mode': schema type str, launcher "
                                    "'registered_launcher<float>' takes int32_t")));
 }
 
 TEST(Registry, SplitsLauncherNamesAtTopLevelCommas) {
-  EXPECT_EQ(ap::split_launcher_names(" f<float, int>, g , h<std::pair<a, b>>(x)"),
+  EXPECT_EQ(ap::detail::split_launcher_names(" f<float, int>, g , h<std::pair<a, b>>(x)"),
             (std::vector<std::string>{"f<float, int>", "g", "h<std::pair<a, b>>(x)"}));
-  EXPECT_EQ(ap::split_launcher_names("(f<float, int>), (a)(b)"),
+  EXPECT_EQ(ap::detail::split_launcher_names("(f<float, int>), (a)(b)"),
             (std::vector<std::string>{"f<float, int>", "(a)(b)"}));
 }
 

@@ -6,8 +6,6 @@
 
 #include <NvInferRuntime.h>
 
-#include <cstdint>
-#include <optional>
 #include <span>
 #include <string_view>
 
@@ -17,8 +15,9 @@ namespace autoplugin::trt {
 // declarations are logged as errors and left out.
 std::span<nvinfer1::IPluginCreatorInterface* const> creators() noexcept;
 
-// The creator of `op` (null if it has none in this library).
-nvinfer1::IPluginCreatorV3One* creator_for(std::string_view qualified_name) noexcept;
+// The creator of op `name` ("ns::name", or the plugin name alone, as add_op takes it); null if
+// this library has none.
+nvinfer1::IPluginCreatorV3One* creator_for(std::string_view name) noexcept;
 
 // Registers every creator with `registry`, under its op's namespace, for applications that link
 // the ops in directly. Returns false if any registration failed (each failure is logged).
@@ -28,19 +27,6 @@ bool register_creators(nvinfer1::IPluginRegistry& registry) noexcept;
 // setLoggerFinder entry point), or standard error when none was set.
 void set_logger_finder(nvinfer1::ILoggerFinder* finder) noexcept;
 void log(nvinfer1::ILogger::Severity severity, std::string_view message) noexcept;
-
-// Conversions between TensorRT's enums and the core's.
-std::optional<DType> from_trt(nvinfer1::DataType type) noexcept;
-std::optional<nvinfer1::DataType> to_trt(DType dtype) noexcept;
-std::optional<Format> from_trt(nvinfer1::TensorFormat format) noexcept;
-nvinfer1::TensorFormat to_trt(Format format) noexcept;
-nvinfer1::DimensionOperation to_trt(DimOp op) noexcept;
-nvinfer1::PluginFieldType to_trt(FieldType type) noexcept;
-// TensorRT's view of encoded fields: the PluginField array is kept in `storage`; the collection
-// is valid while `fields` and `storage` live.
-nvinfer1::PluginFieldCollection to_trt(const FieldList& fields,
-                                       std::vector<nvinfer1::PluginField>& storage);
-std::optional<FieldType> from_trt(nvinfer1::PluginFieldType type) noexcept;
 
 }  // namespace autoplugin::trt
 
