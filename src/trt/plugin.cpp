@@ -9,7 +9,7 @@
 #include <atomic>
 #include <cstdio>
 #include <exception>
-#include <iterator>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -540,8 +540,9 @@ class Creator final : public nvinfer1::IPluginCreatorV3One {
   nvinfer1::PluginFieldCollection field_collection_{};
 };
 
-// One creator per op, extended when ops were declared after the last look (a static initializer
-// may ask before other files' declarations have run).
+// One creator per op, extended when ops were declared after the last look. TensorRT keeps the
+// array getCreators returned, so every array handed out stays allocated and unchanged: a refresh
+// that finds new ops publishes a new array instead of growing the old one.
 class CreatorTable {
  public:
   std::span<nvinfer1::IPluginCreatorInterface* const> refresh() {
@@ -553,16 +554,43 @@ class CreatorTable {
     const auto& ops = registry().ops();
     for (std::size_t i = creators_.size(); i < ops.size(); ++i) {
       creators_.push_back(std::make_unique<Creator>(ops[i]));
-      interfaces_.push_back(creators_.back().get());
     }
-    return interfaces_;
+    if (published_size_ != creators_.size()) {
+      auto array = std::make_unique<nvinfer1::IPluginCreatorInterface*[]>(creators_.size());
+      for (std::size_t i = 0; i < creators_.size(); ++i) array[i] = creators_[i].get();
+      published_.push_back(std::move(array));
+      published_size_ = creators_.size();
+    }
+    if (published_size_ == 0) return {};
+    return {published_.back().get(), published_size_};
+  }
+
+  // Registers with `trt_registry` the creators an earlier call did not register there.
+  bool register_new(nvinfer1::IPluginRegistry& trt_registry) {
+    const auto all = refresh();
+    std::lock_guard lock(mutex_);
+    std::size_t& registered = registered_[&trt_registry];
+    bool ok = true;
+    for (; registered < all.size(); ++registered) {
+      auto* creator = static_cast<Creator*>(all[registered]);
+      if (!trt_registry.registerCreator(*creator, creator->getPluginNamespace())) {
+        log(Severity::kERROR, std::string("TensorRT refused to register plugin '") +
+                                  creator->getPluginName() + "' in namespace '" +
+                                  creator->getPluginNamespace() + "'");
+        ok = false;
+      }
+    }
+    return ok;
   }
 
  private:
   std::mutex mutex_;
   std::size_t logged_errors_ = 0;
   std::vector<std::unique_ptr<Creator>> creators_;
-  std::vector<nvinfer1::IPluginCreatorInterface*> interfaces_;
+  std::vector<std::unique_ptr<nvinfer1::IPluginCreatorInterface*[]>> published_;
+  std::size_t published_size_ = 0;
+  // Per TensorRT registry, how many creators (in table order) were registered with it.
+  std::map<const nvinfer1::IPluginRegistry*, std::size_t> registered_;
 };
 
 CreatorTable& creator_table() {
@@ -593,18 +621,15 @@ nvinfer1::IPluginCreatorV3One* creator_for(std::string_view name) noexcept {
   return nullptr;
 }
 
-bool register_creators(nvinfer1::IPluginRegistry& registry) noexcept {
-  bool all = true;
-  for (nvinfer1::IPluginCreatorInterface* c : creators()) {
-    auto* creator = static_cast<Creator*>(c);
-    if (!registry.registerCreator(*c, creator->getPluginNamespace())) {
-      log(Severity::kERROR, std::string("TensorRT refused to register plugin '") +
-                                creator->getPluginName() + "' in namespace '" +
-                                creator->getPluginNamespace() + "'");
-      all = false;
-    }
+bool register_creators(nvinfer1::IPluginRegistry& trt_registry) noexcept {
+  try {
+    return creator_table().register_new(trt_registry);
+  } catch (const std::exception& e) {
+    log(Severity::kERROR, std::string("could not register the plugin creators: ") + e.what());
+  } catch (...) {
+    log(Severity::kERROR, "could not register the plugin creators");
   }
-  return all;
+  return false;
 }
 
 }  // namespace autoplugin::trt
