@@ -32,6 +32,33 @@ const LauncherEntry* Op::find_launcher(std::span<const DType> dtypes,
   return nullptr;
 }
 
+const LauncherEntry& Op::launcher_for(std::span<const DType> dtypes, std::int32_t tactic) const {
+  if (const LauncherEntry* entry = find_launcher(dtypes, tactic)) return *entry;
+  // Dtypes by position name, e.g. "(x float32, out float32)".
+  auto named = [&](std::span<const DType> list) {
+    std::string text;
+    for (std::size_t p = 0; p < list.size(); ++p) {
+      const std::string& name =
+          int(p) < num_inputs() ? input(int(p)).name : output_name(int(p) - num_inputs());
+      text += (text.empty() ? "" : ", ") + name + " " + std::string(dtype_name(list[p]));
+    }
+    return "(" + text + ")";
+  };
+  const std::string who = "op '" + qualified_name() + "': ";
+  const int tactics = tactic_count(dtypes);
+  if (tactics > 0) {
+    throw Error(who + "no launcher for tactic " + std::to_string(tactic) + " of dtypes " +
+                named(dtypes) + "; they have " + plural(std::size_t(tactics), "tactic"));
+  }
+  std::string taken;
+  for (const LauncherEntry& e : launchers_) {
+    const std::string these = named(e.dtypes);
+    if (taken.find(these) == std::string::npos) taken += (taken.empty() ? "" : ", ") + these;
+  }
+  throw Error(who + "no launcher for dtypes " + named(dtypes) + "; its launchers take " + taken +
+              ". Add a launcher for these dtypes to the op's declaration");
+}
+
 DType Op::output_dtype(int output, std::span<const DType> input_dtypes,
                        std::span<const AttrValue> attributes) const {
   const DTypeRule& rule = dtype_rules_.at(std::size_t(output));

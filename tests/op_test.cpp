@@ -274,6 +274,30 @@ TEST(OpBuild, SameDtypesBecomeTactics) {
   EXPECT_EQ(op.find_launcher(std::vector{ap::DType::Float16, ap::DType::Float16}, 0), nullptr);
 }
 
+// A backend asked for dtypes no launcher takes says which dtypes the launchers do take.
+TEST(OpBuild, MissingLauncherNamesTheDtypesTheLaunchersTake) {
+  auto op =
+      ap::Op::build(DECLARE("ex::op(Tensor x) -> Tensor y", identity_shape, copy_launcher<float>,
+                            negate_launcher<float>, copy_launcher<std::int32_t>));
+  const std::vector f32{ap::DType::Float32, ap::DType::Float32};
+  EXPECT_EQ(op.launcher_for(f32, 2).launcher->name, "negate_launcher<float>");
+  auto message = [&](std::vector<ap::DType> dtypes, std::int32_t tactic) -> std::string {
+    try {
+      op.launcher_for(dtypes, tactic);
+    } catch (const ap::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(message({ap::DType::Float16, ap::DType::Float16}, 0),
+            "op 'ex::op': no launcher for dtypes (x float16, y float16); its launchers take "
+            "(x float32, y float32), (x int32, y int32). Add a launcher for these dtypes to the "
+            "op's declaration");
+  EXPECT_EQ(message(f32, 3),
+            "op 'ex::op': no launcher for tactic 3 of dtypes (x float32, y float32); they have 2 "
+            "tactics");
+}
+
 template <typename T>
 void inplace_launcher(ap::In<T> x, ap::Out<T> y, ap::Stream) {
   (void)x, (void)y;

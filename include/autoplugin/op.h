@@ -138,6 +138,9 @@ class Op {
   // The launcher for these input+output dtypes and tactic (0 = the first), or null.
   const LauncherEntry* find_launcher(std::span<const DType> dtypes,
                                      std::int32_t tactic) const noexcept;
+  // The same, for a backend about to launch: when there is none, throws Error naming the dtypes
+  // asked for and those the launchers take, and saying to add a launcher.
+  const LauncherEntry& launcher_for(std::span<const DType> dtypes, std::int32_t tactic) const;
 
   const DTypeRule& output_dtype_rule(int output) const { return dtype_rules_.at(output); }
   // The dtype of `output` for these input dtypes and attribute values; Int32 for size tensors.

@@ -354,8 +354,9 @@ class Plugin final : public nvinfer1::IPluginV3,
     return guarded(*op_, instance_, "setTactic", kFailure, [&] {
       tactic_ = tactic;
       if (launcher_ == nullptr) return 0;
-      launcher_ = op_->find_launcher(launcher_->dtypes, tactic_);
-      if (launcher_ == nullptr) throw Error("no launcher for tactic " + std::to_string(tactic));
+      const LauncherEntry* current = launcher_;
+      launcher_ = nullptr;  // none until one matches the new tactic
+      launcher_ = &op_->launcher_for(current->dtypes, tactic_);
       return 0;
     });
   }
@@ -389,12 +390,7 @@ class Plugin final : public nvinfer1::IPluginV3,
           size_outputs_.push_back(ref);
         }
       }
-      const LauncherEntry* launcher = op_->find_launcher(dtypes, tactic_);
-      if (launcher == nullptr) {
-        std::string text;
-        for (DType d : dtypes) text += (text.empty() ? "" : ", ") + std::string(dtype_name(d));
-        throw Error("no launcher for dtypes (" + text + ") and tactic " + std::to_string(tactic_));
-      }
+      const LauncherEntry* launcher = &op_->launcher_for(dtypes, tactic_);
       // With concrete extents, requirements on them are decided (a failed one throws). Ops with
       // shape inputs are left to getOutputShapes: their values are not visible at run time.
       const std::vector<Shape> shape_inputs = shape_inputs_unknown();
