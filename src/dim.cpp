@@ -97,6 +97,14 @@ Dim make_size_tensor(int index, const Dim& opt, const Dim& upper) {
   return DimAccess::wrap(std::move(node));
 }
 
+Dim mark_as_select(const Dim& lowered, SelectCall call) {
+  const DimNode* node = node_of(lowered);
+  if (!node || node->kind != DimKind::Operation) return lowered;
+  auto marked = std::make_shared<DimNode>(*node);
+  marked->written_as = std::make_shared<const SelectCall>(std::move(call));
+  return DimAccess::wrap(std::move(marked));
+}
+
 bool same(const Dim& a, const Dim& b, ProvenPairs& proven) {
   const DimNode* x = node_of(a);
   const DimNode* y = node_of(b);

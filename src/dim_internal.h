@@ -19,6 +19,13 @@ namespace autoplugin::detail {
 
 enum class DimKind : std::uint8_t { InputExtent, ShapeValue, SizeTensor, Operation };
 
+// The select(condition, if_true, if_false) call an operation node was lowered from.
+struct SelectCall {
+  Dim condition;
+  Dim if_true;
+  Dim if_false;
+};
+
 struct DimNode {
   DimKind kind = DimKind::Operation;
   DimOp op = DimOp::Sum;  // Operation only
@@ -33,6 +40,9 @@ struct DimNode {
   // Contains a division whose divisor is not a nonzero constant, so evaluation may fail.
   bool may_fail = false;
   bool has_size_tensor = false;
+  // Set on the node select() returns, so that it prints as written. Not part of the structure:
+  // identity, hashing, evaluation and lowering see only the arithmetic.
+  std::shared_ptr<const SelectCall> written_as;
 };
 
 struct DimAccess {
@@ -61,6 +71,8 @@ const DimNode* operation(const Dim& dim, DimOp op);
 Dim make_operation(DimOp op, const Dim& lhs, const Dim& rhs);
 Dim make_symbol(DimKind kind, int index0, int index1, std::string label);
 Dim make_size_tensor(int index, const Dim& opt, const Dim& upper);
+// `lowered`, marked as the select() call it came from (unchanged when it is not an operation).
+Dim mark_as_select(const Dim& lowered, SelectCall call);
 
 // Structural comparison. `proven` remembers pairs of operation nodes already found equal, so that
 // comparing two separately built DAGs with shared subtrees stays linear in their size.

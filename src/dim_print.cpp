@@ -1,5 +1,5 @@
-// The printer: a Dim as the infix expression a user would write, with comparisons and logical
-// operators shown as written rather than as the arithmetic they lower to.
+// The printer: a Dim as the infix expression a user would write, with comparisons, logical
+// operators and select() shown as written rather than as the arithmetic they lower to.
 #include <optional>
 
 #include "dim_internal.h"
@@ -86,6 +86,11 @@ Printed print(const Dim& dim) {
     return {std::to_string(value), value < 0 ? kUnary : kAtom};
   }
   if (node->kind != DimKind::Operation) return {node->label, kAtom};
+  if (const SelectCall* call = node->written_as.get()) {
+    return {"select(" + print(call->condition).text + ", " + print(call->if_true).text + ", " +
+                print(call->if_false).text + ")",
+            kAtom};
+  }
   if (auto condition = print_condition(*node)) return *std::move(condition);
 
   const DimOp op = node->op;

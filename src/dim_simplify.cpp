@@ -181,7 +181,10 @@ Dim select(const Bool& condition, const Dim& if_true, const Dim& if_false) {
   // With a constant condition the general form folds to one branch (the other is dropped unless
   // it may fail, see the top of this file).
   if (!may_fail(c) && identical(if_true, if_false)) return if_true;
-  return c * if_true + (1 - c) * if_false;
+  const Dim lowered = c * if_true + (1 - c) * if_false;
+  // A choice still open prints as the select() it was written as, not as its arithmetic.
+  if (c.is_constant()) return lowered;
+  return mark_as_select(lowered, {c, if_true, if_false});
 }
 
 }  // namespace autoplugin

@@ -318,9 +318,26 @@ TEST_F(DimTest, SelectFoldsAndLowersOntoArithmetic) {
   EXPECT_EQ(node_of(ap::select(Dim(7) < 3, x[0], x[1])), node_of(x[1]));
   EXPECT_TRUE(ap::identical(ap::select(x[3] < 4, x[0] + 1, x[0] + 1), x[0] + 1));
   const Dim s = ap::select(x[0] < 4, x[1], x[2]);
-  EXPECT_EQ(ap::to_string(s), "(x[0] < 4) * x[1] + (x[0] >= 4) * x[2]");
   EXPECT_EQ(eval(s, {{{3, 10, 20, 0}}, {}, {}}), 10);
   EXPECT_EQ(eval(s, {{{4, 10, 20, 0}}, {}, {}}), 20);
+  // The arithmetic it lowers to is what the builder receives.
+  EXPECT_TRUE(ap::identical(s, (x[0] < 4).as_dim() * x[1] + (x[0] >= 4).as_dim() * x[2]));
+  EXPECT_EQ(ap::operation_program(std::vector{Shape{s}}, {}),
+            "t0 = LESS(x[0], 4)\nt1 = PROD(t0, x[1])\nt2 = SUB(1, t0)\nt3 = PROD(t2, x[2])\n"
+            "t4 = SUM(t1, t3)\nout[0] = t4\n");
+}
+
+// A select prints as written, also inside other expressions; its lowering is not shown.
+TEST_F(DimTest, SelectPrintsAsWritten) {
+  const Dim s = ap::select(x[0] < 4, x[1], x[2]);
+  EXPECT_EQ(ap::to_string(s), "select(x[0] < 4, x[1], x[2])");
+  EXPECT_EQ(ap::to_string(s + 1), "select(x[0] < 4, x[1], x[2]) + 1");
+  EXPECT_EQ(ap::to_string(2 * ap::select(x[0] >= 2 && x[1] != 3, x[2] + 1, 0)),
+            "select(x[0] >= 2 && x[1] != 3, x[2] + 1, 0) * 2");
+  EXPECT_EQ(ap::to_string(ap::max(ap::select(x[0] < 4, 8, x[1]), ap::select(x[1] < 2, x[0], 1))),
+            "max(select(x[0] < 4, 8, x[1]), select(x[1] < 2, x[0], 1))");
+  // A decided condition leaves the branch it chose.
+  EXPECT_EQ(ap::to_string(ap::select(Dim(3) < 4, x[1] + 1, x[2])), "x[1] + 1");
 }
 
 TEST_F(DimTest, IdenticalIsStructural) {

@@ -610,6 +610,17 @@ TEST(Describe, ShowsPluginFieldsDtypesAndShapes) {
                           HasSubstr("out = [x[0], x[1] + 4]"), HasSubstr("SUM(x[1], 4)")));
 }
 
+// Output shapes print as the shape function wrote them; the builder calls show the lowering.
+TEST(Describe, ShowsSelectAsWritten) {
+  auto d = DECLARE("ex::clip(Tensor x) -> Tensor",
+                   ([](ap::Shape x) { return ap::Shape{ap::select(x[0] < 4, x[1], x[0])}; }),
+                   copy_launcher<float>);
+  d.example(ap::Example().rank("x", 2));
+  const std::string text = ap::describe(ap::Op::build(d));
+  EXPECT_THAT(text, AllOf(HasSubstr("out = [select(x[0] < 4, x[1], x[0])]"),
+                          HasSubstr("t0 = LESS(x[0], 4)"), HasSubstr("SUB(1, t0)")));
+}
+
 }  // namespace
 
 namespace {
