@@ -139,20 +139,21 @@ class Parser {
 
   void parse_arguments(Schema& schema) {
     if (consume(')')) return;
-    bool keyword_only = false;
+    // A bare '*' starts PyTorch's keyword-only arguments. It is checked here and kept in the text;
+    // TensorRT has no keyword arguments, so nothing else records it.
+    bool seen_star = false;
     while (true) {
       skip_space();
       const std::size_t start = pos_;
       std::string after;
       if (consume('*')) {
-        if (keyword_only) fail(start, "only one bare '*' is allowed");
+        if (seen_star) fail(start, "only one bare '*' is allowed");
         skip_space();
         if (peek() == ')') fail(start, "a bare '*' must be followed by keyword-only arguments");
-        keyword_only = true;
+        seen_star = true;
         after = "'*'";
       } else {
         Argument argument = parse_argument(schema);
-        argument.keyword_only = keyword_only;
         after = "argument " + quoted(argument.name);
         schema.arguments.push_back(std::move(argument));
       }

@@ -14,7 +14,7 @@ namespace ap = autoplugin;
 using ::testing::HasSubstr;
 
 #define DECLARE(schema, shape, ...) \
-  ::autoplugin::make_declaration(schema, #__VA_ARGS__, "test.cpp:1", shape, __VA_ARGS__)
+  ::autoplugin::detail::make_declaration(schema, #__VA_ARGS__, "test.cpp:1", shape, __VA_ARGS__)
 
 namespace {
 

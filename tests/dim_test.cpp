@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "autoplugin/error.h"
+#include "dim_internal.h"
 
 // Counts heap allocations so that a test can show constant dims never allocate.
 namespace {
@@ -43,6 +44,7 @@ using ap::Bool;
 using ap::Dim;
 using ap::DimOp;
 using ap::Shape;
+using ap::detail::node_of;
 using ::testing::HasSubstr;
 
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
@@ -189,17 +191,17 @@ TEST(DimFolding, UnsignedAboveInt64MaxThrows) {
 
 TEST_F(DimTest, IdentityRulesReturnTheOperand) {
   const Dim& a = x[0];
-  EXPECT_EQ((a + 0).node(), a.node());
-  EXPECT_EQ((0 + a).node(), a.node());
-  EXPECT_EQ((a - 0).node(), a.node());
-  EXPECT_EQ((a * 1).node(), a.node());
-  EXPECT_EQ((1 * a).node(), a.node());
-  EXPECT_EQ(ap::floor_div(a, 1).node(), a.node());
-  EXPECT_EQ(ap::ceil_div(a, 1).node(), a.node());
-  EXPECT_EQ((a / 1).node(), a.node());
-  EXPECT_EQ(ap::max(a, a).node(), a.node());
-  EXPECT_EQ(ap::min(a, a).node(), a.node());
-  EXPECT_EQ((-(-a)).node(), a.node());
+  EXPECT_EQ(node_of(a + 0), node_of(a));
+  EXPECT_EQ(node_of(0 + a), node_of(a));
+  EXPECT_EQ(node_of(a - 0), node_of(a));
+  EXPECT_EQ(node_of(a * 1), node_of(a));
+  EXPECT_EQ(node_of(1 * a), node_of(a));
+  EXPECT_EQ(node_of(ap::floor_div(a, 1)), node_of(a));
+  EXPECT_EQ(node_of(ap::ceil_div(a, 1)), node_of(a));
+  EXPECT_EQ(node_of(a / 1), node_of(a));
+  EXPECT_EQ(node_of(ap::max(a, a)), node_of(a));
+  EXPECT_EQ(node_of(ap::min(a, a)), node_of(a));
+  EXPECT_EQ(node_of(-(-a)), node_of(a));
 }
 
 TEST_F(DimTest, AnnihilatingRulesGiveConstants) {
@@ -240,7 +242,7 @@ TEST_F(DimTest, RulesNeverDropASubexpressionThatMayDivideByZero) {
   EXPECT_EQ(eval(dropped[4], two), 9);
   EXPECT_EQ(eval(dropped[5], two), 9);
   // max(q, q) keeps q itself, so it may simplify.
-  EXPECT_EQ(ap::max(quotient, quotient).node(), quotient.node());
+  EXPECT_EQ(node_of(ap::max(quotient, quotient)), node_of(quotient));
 }
 
 TEST_F(DimTest, ConstantsMoveRightForCommutativeOperations) {
@@ -259,8 +261,8 @@ TEST_F(DimTest, ConstantOffsetsMerge) {
   EXPECT_EQ(ap::to_string(x[2] + 2 + 2), "x[2] + 4");
   EXPECT_EQ(ap::to_string(1 + x[2] + 1), "x[2] + 2");
   EXPECT_EQ(ap::to_string(x[0] + 2 - 5), "x[0] - 3");
-  EXPECT_EQ((x[0] - 2 + 2).node(), x[0].node());
-  EXPECT_EQ((x[0] + 2 - 2).node(), x[0].node());
+  EXPECT_EQ(node_of(x[0] - 2 + 2), node_of(x[0]));
+  EXPECT_EQ(node_of(x[0] + 2 - 2), node_of(x[0]));
   EXPECT_EQ(ap::to_string(x[0] - 2 - 3), "x[0] - 5");
   EXPECT_EQ(ap::to_string(x[0] + -3), "x[0] - 3");
   EXPECT_EQ(ap::to_string(x[0] - -3), "x[0] + 3");
@@ -294,8 +296,8 @@ TEST_F(DimTest, MergesThatWouldOverflowAreNotMade) {
 TEST_F(DimTest, ProductsAndQuotientsSimplify) {
   EXPECT_EQ(ap::to_string(x[0] * 2 * 3), "x[0] * 6");
   EXPECT_EQ((x[0] * 2 * 0).constant(), 0);
-  EXPECT_EQ(ap::floor_div(x[0] * 3, 3).node(), x[0].node());
-  EXPECT_EQ(ap::ceil_div(x[0] * -3, -3).node(), x[0].node());
+  EXPECT_EQ(node_of(ap::floor_div(x[0] * 3, 3)), node_of(x[0]));
+  EXPECT_EQ(node_of(ap::ceil_div(x[0] * -3, -3)), node_of(x[0]));
   EXPECT_EQ(ap::to_string(ap::floor_div(x[0] * 3, 2)), "floor_div(x[0] * 3, 2)");
   EXPECT_EQ(ap::to_string((x[0] / 2) * 2), "floor_div(x[0], 2) * 2");  // not x[0]
   EXPECT_EQ(ap::to_string(ap::floor_div(ap::floor_div(x[0], 2), 3)), "floor_div(x[0], 6)");
@@ -311,14 +313,31 @@ TEST_F(DimTest, ProductsAndQuotientsSimplify) {
 }
 
 TEST_F(DimTest, SelectFoldsAndLowersOntoArithmetic) {
-  EXPECT_EQ(ap::select(Bool(true), x[0], x[1]).node(), x[0].node());
-  EXPECT_EQ(ap::select(Bool(false), x[0], x[1]).node(), x[1].node());
-  EXPECT_EQ(ap::select(Dim(7) < 3, x[0], x[1]).node(), x[1].node());
+  EXPECT_EQ(node_of(ap::select(Bool(true), x[0], x[1])), node_of(x[0]));
+  EXPECT_EQ(node_of(ap::select(Bool(false), x[0], x[1])), node_of(x[1]));
+  EXPECT_EQ(node_of(ap::select(Dim(7) < 3, x[0], x[1])), node_of(x[1]));
   EXPECT_TRUE(ap::identical(ap::select(x[3] < 4, x[0] + 1, x[0] + 1), x[0] + 1));
   const Dim s = ap::select(x[0] < 4, x[1], x[2]);
-  EXPECT_EQ(ap::to_string(s), "(x[0] < 4) * x[1] + (x[0] >= 4) * x[2]");
   EXPECT_EQ(eval(s, {{{3, 10, 20, 0}}, {}, {}}), 10);
   EXPECT_EQ(eval(s, {{{4, 10, 20, 0}}, {}, {}}), 20);
+  // The arithmetic it lowers to is what the builder receives.
+  EXPECT_TRUE(ap::identical(s, (x[0] < 4).as_dim() * x[1] + (x[0] >= 4).as_dim() * x[2]));
+  EXPECT_EQ(ap::operation_program(std::vector{Shape{s}}, {}),
+            "t0 = LESS(x[0], 4)\nt1 = PROD(t0, x[1])\nt2 = SUB(1, t0)\nt3 = PROD(t2, x[2])\n"
+            "t4 = SUM(t1, t3)\nout[0] = t4\n");
+}
+
+// A select prints as written, also inside other expressions; its lowering is not shown.
+TEST_F(DimTest, SelectPrintsAsWritten) {
+  const Dim s = ap::select(x[0] < 4, x[1], x[2]);
+  EXPECT_EQ(ap::to_string(s), "select(x[0] < 4, x[1], x[2])");
+  EXPECT_EQ(ap::to_string(s + 1), "select(x[0] < 4, x[1], x[2]) + 1");
+  EXPECT_EQ(ap::to_string(2 * ap::select(x[0] >= 2 && x[1] != 3, x[2] + 1, 0)),
+            "select(x[0] >= 2 && x[1] != 3, x[2] + 1, 0) * 2");
+  EXPECT_EQ(ap::to_string(ap::max(ap::select(x[0] < 4, 8, x[1]), ap::select(x[1] < 2, x[0], 1))),
+            "max(select(x[0] < 4, 8, x[1]), select(x[1] < 2, x[0], 1))");
+  // A decided condition leaves the branch it chose.
+  EXPECT_EQ(ap::to_string(ap::select(Dim(3) < 4, x[1] + 1, x[2])), "x[1] + 1");
 }
 
 TEST_F(DimTest, IdenticalIsStructural) {
@@ -421,9 +440,9 @@ TEST_F(DimTest, ShapeIndexingIsBoundsChecked) {
   Shape s = Shape::symbolic_input(0, 3, "x");
   const Shape& cs = s;
   EXPECT_EQ(ap::to_string(s[2]), "x[2]");
-  EXPECT_EQ(s.at(-1).node(), s[2].node());
-  EXPECT_EQ(s.at(-3).node(), s[0].node());
-  EXPECT_EQ(cs.at(1).node(), s[1].node());
+  EXPECT_EQ(node_of(s.at(-1)), node_of(s[2]));
+  EXPECT_EQ(node_of(s.at(-3)), node_of(s[0]));
+  EXPECT_EQ(node_of(cs.at(1)), node_of(s[1]));
   EXPECT_EQ(shape_error([&] { return s[3]; }), "axis 3 is out of range for a shape of rank 3");
   EXPECT_EQ(shape_error([&] { return cs[7]; }), "axis 7 is out of range for a shape of rank 3");
   EXPECT_EQ(shape_error([&] { return s.at(-4); }), "axis -4 is out of range for a shape of rank 3");

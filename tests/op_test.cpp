@@ -8,12 +8,14 @@
 
 #include <random>
 
+#include "op_internal.h"
+
 namespace ap = autoplugin;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 #define DECLARE(schema, shape, ...) \
-  ::autoplugin::make_declaration(schema, #__VA_ARGS__, "test.cpp:1", shape, __VA_ARGS__)
+  ::autoplugin::detail::make_declaration(schema, #__VA_ARGS__, "test.cpp:1", shape, __VA_ARGS__)
 
 namespace {
 
@@ -99,6 +101,40 @@ TEST(OpBuild, ReportsEveryMismatchInOneMessage) {
                              HasSubstr("takes 2 attributes but the schema declares 1 (padding)"),
                              HasSubstr("shape function takes 2 parameters but the schema declares "
                                        "3 arguments")));
+}
+
+void unsized_scratch_launcher(ap::In<float> x, ap::Out<float> y, ap::Workspace scratch,
+                              ap::Stream) {
+  (void)x, (void)y, (void)scratch;
+}
+void counting_launcher(ap::In<float> x, ap::Out<float> y, ap::SizeOut count, ap::Stream) {
+  (void)x, (void)y, (void)count;
+}
+ap::Shape no_parameters() { return {}; }
+
+// Validation runs in passes (launchers, shape function, workspace, size tensors, dtype rules,
+// formats, aliases); each adds to one list, so one message holds what every pass found, in order.
+TEST(OpBuild, EveryPassReportsIntoOneMessage) {
+  const std::string message =
+      build_error(DECLARE("ex::all(Tensor(a!) x) -> Tensor y", no_parameters,
+                          unsized_scratch_launcher, counting_launcher)
+                      .output_dtype("x", ap::same_dtype_as("x"))
+                      .formats("nope", {ap::Format::Linear}));
+  EXPECT_EQ(
+      message,
+      "op 'ex::all' (declared at test.cpp:1) does not match its schema \"ex::all(Tensor(a!) "
+      "x) -> Tensor y\":"
+      "\n  - shape function takes 0 parameters but the schema declares 1 argument; it takes "
+      "every schema argument, in order"
+      "\n  - launcher 'unsized_scratch_launcher' takes an autoplugin::Workspace but the op "
+      "declares "
+      "no workspace size; chain .workspace(bytes_function) after the declaration"
+      "\n  - launchers disagree on the number of SizeOut parameters ('unsized_scratch_launcher' "
+      "takes 0, 'counting_launcher' takes 1)"
+      "\n  - output_dtype names 'x', which is not an output"
+      "\n  - formats names 'nope', which is not an input or output tensor"
+      "\n  - input 'x' is written ('(a!)') but no output aliases it; declare the output as "
+      "Tensor(a!)");
 }
 
 template <typename T>
@@ -235,6 +271,30 @@ TEST(OpBuild, SameDtypesBecomeTactics) {
   EXPECT_EQ(op.find_launcher(std::vector{ap::DType::Float16, ap::DType::Float16}, 0), nullptr);
 }
 
+// A backend asked for dtypes no launcher takes says which dtypes the launchers do take.
+TEST(OpBuild, MissingLauncherNamesTheDtypesTheLaunchersTake) {
+  auto op =
+      ap::Op::build(DECLARE("ex::op(Tensor x) -> Tensor y", identity_shape, copy_launcher<float>,
+                            negate_launcher<float>, copy_launcher<std::int32_t>));
+  const std::vector f32{ap::DType::Float32, ap::DType::Float32};
+  EXPECT_EQ(op.launcher_for(f32, 2).launcher->name, "negate_launcher<float>");
+  auto message = [&](std::vector<ap::DType> dtypes, std::int32_t tactic) -> std::string {
+    try {
+      op.launcher_for(dtypes, tactic);
+    } catch (const ap::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(message({ap::DType::Float16, ap::DType::Float16}, 0),
+            "op 'ex::op': no launcher for dtypes (x float16, y float16); its launchers take "
+            "(x float32, y float32), (x int32, y int32). Add a launcher for these dtypes to the "
+            "op's declaration");
+  EXPECT_EQ(message(f32, 3),
+            "op 'ex::op': no launcher for tactic 3 of dtypes (x float32, y float32); they have 2 "
+            "tactics");
+}
+
 template <typename T>
 void inplace_launcher(ap::In<T> x, ap::Out<T> y, ap::Stream) {
   (void)x, (void)y;
@@ -272,21 +332,21 @@ AUTOPLUGIN_OP("op_test::good(Tensor x) -> Tensor", identity_shape, copy_launcher
     .version("3");
 
 TEST(Registry, InvalidDeclarationsAreReportedWhenTheLibraryLoads) {
-  auto& registry = ap::registry();
-  EXPECT_NE(registry.find("op_test::good"), nullptr);
-  EXPECT_EQ(registry.find("op_test::good")->version(), "3");
-  EXPECT_EQ(registry.find("op_test::mismatched"), nullptr);
+  EXPECT_NE(ap::detail::find_op("op_test::good"), nullptr);
+  EXPECT_EQ(ap::detail::find_op("op_test::good")->version(), "3");
+  EXPECT_EQ(ap::detail::find_op("good"), ap::detail::find_op("op_test::good"));  // plugin name
+  EXPECT_EQ(ap::detail::find_op("op_test::mismatched"), nullptr);
   std::string all;
-  for (const auto& e : registry.errors()) all += e + "\n";
+  for (const auto& e : ap::registry().errors()) all += e + "\n";
   EXPECT_THAT(all, AllOf(HasSubstr("op 'op_test::mismatched' (declared at "),
                          HasSubstr("argument 'mode': schema type str, launcher "
                                    "'registered_launcher<float>' takes int32_t")));
 }
 
 TEST(Registry, SplitsLauncherNamesAtTopLevelCommas) {
-  EXPECT_EQ(ap::split_launcher_names(" f<float, int>, g , h<std::pair<a, b>>(x)"),
+  EXPECT_EQ(ap::detail::split_launcher_names(" f<float, int>, g , h<std::pair<a, b>>(x)"),
             (std::vector<std::string>{"f<float, int>", "g", "h<std::pair<a, b>>(x)"}));
-  EXPECT_EQ(ap::split_launcher_names("(f<float, int>), (a)(b)"),
+  EXPECT_EQ(ap::detail::split_launcher_names("(f<float, int>), (a)(b)"),
             (std::vector<std::string>{"f<float, int>", "(a)(b)"}));
 }
 
@@ -545,6 +605,17 @@ TEST(Describe, ShowsPluginFieldsDtypesAndShapes) {
                           HasSubstr("mode           str          default \"circular\""),
                           HasSubstr("ONNX INTS"), HasSubstr("x rank 2, padding=[2, 2]"),
                           HasSubstr("out = [x[0], x[1] + 4]"), HasSubstr("SUM(x[1], 4)")));
+}
+
+// Output shapes print as the shape function wrote them; the builder calls show the lowering.
+TEST(Describe, ShowsSelectAsWritten) {
+  auto d = DECLARE("ex::clip(Tensor x) -> Tensor",
+                   ([](ap::Shape x) { return ap::Shape{ap::select(x[0] < 4, x[1], x[0])}; }),
+                   copy_launcher<float>);
+  d.example(ap::Example().rank("x", 2));
+  const std::string text = ap::describe(ap::Op::build(d));
+  EXPECT_THAT(text, AllOf(HasSubstr("out = [select(x[0] < 4, x[1], x[0])]"),
+                          HasSubstr("t0 = LESS(x[0], 4)"), HasSubstr("SUB(1, t0)")));
 }
 
 }  // namespace

@@ -61,7 +61,6 @@ TEST(SchemaTest, ParsesTheDesignExample) {
   EXPECT_EQ(a[7].name, "size");
   EXPECT_EQ(a[7].type, make_type(BaseType::SymInt, true));
   EXPECT_TRUE(a[7].type.is_shape_input());
-  for (const Argument& argument : a) EXPECT_FALSE(argument.keyword_only);
 
   ASSERT_EQ(schema.returns.size(), 2u);
   EXPECT_EQ(schema.returns[0].name, "y");
@@ -143,8 +142,7 @@ TEST(SchemaTest, WhitespaceBetweenTokens) {
   EXPECT_TRUE(schema.arguments[0].alias->is_write);
   EXPECT_EQ(schema.arguments[1].type, make_type(BaseType::Int, true, 2, true));
   EXPECT_EQ(schema.arguments[1].default_value, AttrValue(IntList{1, -2}));
-  EXPECT_FALSE(schema.arguments[1].keyword_only);
-  EXPECT_TRUE(schema.arguments[2].keyword_only);
+  EXPECT_EQ(schema.arguments[2].name, "e");
   EXPECT_EQ(schema.arguments[2].default_value, AttrValue(2.0));
   ASSERT_EQ(schema.returns.size(), 1u);
   EXPECT_EQ(schema.returns[0].name, "y");
@@ -166,13 +164,13 @@ TEST(SchemaTest, AliasAnnotations) {
   EXPECT_EQ(schema.returns[0].alias, (AliasInfo{"b", true}));
 }
 
+// The bare '*' is PyTorch's: it is not an argument, and the text keeps it for PyTorch.
 TEST(SchemaTest, KeywordOnly) {
-  const Schema schema = parse_schema("f(Tensor x, int a, *, int b=1, float c=2.5) -> Tensor");
+  const std::string text = "f(Tensor x, int a, *, int b=1, float c=2.5) -> Tensor";
+  const Schema schema = parse_schema(text);
+  EXPECT_EQ(schema.text, text);
   ASSERT_EQ(schema.arguments.size(), 4u);
-  EXPECT_FALSE(schema.arguments[0].keyword_only);
-  EXPECT_FALSE(schema.arguments[1].keyword_only);
-  EXPECT_TRUE(schema.arguments[2].keyword_only);
-  EXPECT_TRUE(schema.arguments[3].keyword_only);
+  EXPECT_EQ(schema.arguments[1].name, "a");
   EXPECT_EQ(schema.arguments[2].name, "b");
   EXPECT_EQ(schema.arguments[2].column, 23u);
 }

@@ -4,6 +4,8 @@
 // IExprBuilder, `describe` and tests): operations fold constants and simplify as they build.
 #pragma once
 
+#include <autoplugin/limits.h>
+
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +22,6 @@ namespace autoplugin {
 
 // TensorRT's nine DimensionOperations, with the same numbering.
 enum class DimOp : std::uint8_t { Sum, Prod, Max, Min, Sub, Equal, Less, FloorDiv, CeilDiv };
-inline constexpr int kDimOpCount = 9;
 std::string_view dim_op_name(DimOp op) noexcept;  // "SUM", "PROD", ..., "CEIL_DIV"
 
 namespace detail {
@@ -52,15 +53,13 @@ class Dim {
   // The constant value; throws ShapeError naming the expression when it is symbolic.
   std::int64_t value() const;
 
-  const detail::DimNode* node() const noexcept { return node_.get(); }
-
   Dim& operator+=(const Dim& other);
   Dim& operator-=(const Dim& other);
   Dim& operator*=(const Dim& other);
   Dim& operator/=(const Dim& other);  // floor division
 
  private:
-  friend struct detail::DimAccess;  // the implementation builds symbolic dims
+  friend struct detail::DimAccess;  // the implementation builds and reads symbolic dims
   [[noreturn]] static void throw_out_of_range(std::uint64_t value);
   std::int64_t value_ = 0;
   std::shared_ptr<const detail::DimNode> node_;
@@ -104,17 +103,12 @@ Bool operator&&(const Bool& a, const Bool& b);
 Bool operator||(const Bool& a, const Bool& b);
 Dim select(const Bool& condition, const Dim& if_true, const Dim& if_false);
 
-// Structural identity of two expressions (not value equality).
-bool identical(const Dim& a, const Dim& b) noexcept;
-
 // Human-readable infix form: "x[2] + 4", "max(x[0], y[0])", "floor_div(x[1] + 1, 2)".
 std::string to_string(const Dim& dim);
 
-// The shape of one tensor: a list of Dims (rank <= 8, TensorRT's limit).
+// The shape of one tensor: a list of Dims (rank <= kMaxRank, TensorRT's limit).
 class Shape {
  public:
-  static constexpr std::size_t kMaxRank = 8;
-
   Shape() = default;
   Shape(std::initializer_list<Dim> dims);
   explicit Shape(std::vector<Dim> dims);
@@ -187,20 +181,6 @@ class ShapeScope {
   std::vector<SizeTensorDecl> size_tensors_;
 };
 
-// Concrete values for the symbols of an expression.
-struct DimBindings {
-  std::span<const std::vector<std::int64_t>> input_extents;  // [input][axis]
-  std::span<const std::vector<std::int64_t>> shape_values;   // [shape input][index]
-  std::span<const std::int64_t> size_tensor_values;          // [size tensor]; may be empty
-};
-
-// Evaluates with TensorRT's semantics. Throws ShapeError on division by zero, int64 overflow,
-// a symbol without a binding, or an unbound size tensor.
-std::int64_t evaluate(const Dim& dim, const DimBindings& bindings);
-std::vector<std::int64_t> evaluate(const Shape& shape, const DimBindings& bindings);
-// Throws ShapeError with the requirement's message when one evaluates to false.
-void check_requirements(std::span<const Requirement> requirements, const DimBindings& bindings);
-
 // Receives the expression graph as a sequence of operations, e.g. to emit IExprBuilder calls or
 // to print them. Handles are opaque to the core; each distinct subexpression is emitted once.
 class DimSink {
@@ -234,11 +214,5 @@ class Lowering {
 //   t0 = SUM(x[2], 4)
 //   out[2] = t0
 std::string operation_program(std::span<const Shape> shapes, std::span<const std::string> names);
-
-namespace detail {
-// Builds the operation node without simplification or folding (for tests that compare the
-// simplifier against the raw expression).
-Dim apply_unsimplified(DimOp op, const Dim& a, const Dim& b);
-}  // namespace detail
 
 }  // namespace autoplugin

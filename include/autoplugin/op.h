@@ -54,8 +54,10 @@ class Example {
 // initialization (see OpRegistry::ops), so option order does not matter.
 class OpDeclaration {
  public:
+  // `launcher_names` is the launcher list as AUTOPLUGIN_OP wrote it; it names the launchers.
   OpDeclaration(std::string schema, ShapeFunctionDescriptor shape_function,
-                std::vector<LauncherDescriptor> launchers, std::string location);
+                std::vector<LauncherDescriptor> launchers, std::string_view launcher_names,
+                std::string location);
 
   OpDeclaration& version(std::string version);
   OpDeclaration& output_dtype(std::string output, DTypeRule rule);
@@ -138,6 +140,9 @@ class Op {
   // The launcher for these input+output dtypes and tactic (0 = the first), or null.
   const LauncherEntry* find_launcher(std::span<const DType> dtypes,
                                      std::int32_t tactic) const noexcept;
+  // The same, for a backend about to launch: when there is none, throws Error naming the dtypes
+  // asked for and those the launchers take, and saying to add a launcher.
+  const LauncherEntry& launcher_for(std::span<const DType> dtypes, std::int32_t tactic) const;
 
   const DTypeRule& output_dtype_rule(int output) const { return dtype_rules_.at(output); }
   // The dtype of `output` for these input dtypes and attribute values; Int32 for size tensors.
@@ -222,7 +227,6 @@ class OpRegistry {
   // A deque: ops never move, so plugins and creators may keep pointers to them.
   const std::deque<Op>& ops();
   const std::vector<std::string>& errors();
-  const Op* find(std::string_view qualified_name);
   // Calls `listener` with the schema of every declaration so far, then of each later one, as it
   // is declared: a backend that registers ops when its library loads sees them all, whatever the
   // order of static initialization. (Options chained after a declaration come later: read them
@@ -241,22 +245,18 @@ class OpRegistry {
 
 OpRegistry& registry();
 
-// Splits the stringified launcher list of AUTOPLUGIN_OP at top-level commas.
-std::vector<std::string> split_launcher_names(std::string_view text);
+namespace detail {
 
-// Binds a shape function and launchers to a schema, without registering (see declare_op).
+// Binds a shape function and launchers to a schema, without registering.
 template <typename ShapeFn, typename... Launchers>
 OpDeclaration make_declaration(std::string schema, std::string_view launcher_names,
                                std::string location, ShapeFn shape_function,
                                Launchers... launchers) {
   static_assert(sizeof...(Launchers) > 0, "autoplugin: an op needs at least one launcher");
-  std::vector<std::string> names = split_launcher_names(launcher_names);
-  names.resize(sizeof...(Launchers));
   std::vector<LauncherDescriptor> descriptors;
-  std::size_t i = 0;
-  (descriptors.push_back(detail::make_launcher(launchers, std::move(names[i++]))), ...);
-  return OpDeclaration(std::move(schema), detail::make_shape_function(std::move(shape_function)),
-                       std::move(descriptors), std::move(location));
+  (descriptors.push_back(make_launcher(launchers, std::string())), ...);
+  return OpDeclaration(std::move(schema), make_shape_function(std::move(shape_function)),
+                       std::move(descriptors), launcher_names, std::move(location));
 }
 
 // What AUTOPLUGIN_OP calls: binds and registers.
@@ -267,6 +267,7 @@ OpDeclaration& declare_op(std::string schema, std::string_view launcher_names, s
                                          std::move(shape_function), std::move(launchers)...));
 }
 
+}  // namespace detail
 }  // namespace autoplugin
 
 #define AUTOPLUGIN_CONCAT_IMPL(a, b) a##b
@@ -276,8 +277,9 @@ OpDeclaration& declare_op(std::string schema, std::string_view launcher_names, s
 
 // One declaration per op: AUTOPLUGIN_OP(schema, shape_function, launcher, launcher...).
 // Options chain after it: AUTOPLUGIN_OP(...).version("2").output_dtype("y", ...);
-#define AUTOPLUGIN_OP(schema, shape_function, ...)                                                \
-  [[maybe_unused]] static ::autoplugin::OpDeclaration& AUTOPLUGIN_CONCAT(autoplugin_op_,          \
-                                                                         __COUNTER__) =           \
-      ::autoplugin::declare_op(schema, #__VA_ARGS__, __FILE__ ":" AUTOPLUGIN_STRINGIFY(__LINE__), \
-                               shape_function, __VA_ARGS__)
+#define AUTOPLUGIN_OP(schema, shape_function, ...)                                       \
+  [[maybe_unused]] static ::autoplugin::OpDeclaration& AUTOPLUGIN_CONCAT(autoplugin_op_, \
+                                                                         __COUNTER__) =  \
+      ::autoplugin::detail::declare_op(schema, #__VA_ARGS__,                             \
+                                       __FILE__ ":" AUTOPLUGIN_STRINGIFY(__LINE__),      \
+                                       shape_function, __VA_ARGS__)

@@ -42,13 +42,14 @@ struct Argument {
   Type type;
   std::optional<AttrValue> default_value;  // already converted to the argument's type
   std::optional<AliasInfo> alias;
-  bool keyword_only = false;  // declared after a bare '*'
-  std::size_t column = 0;     // 1-based column of the argument's type in the schema text
+  std::size_t column = 0;  // 1-based column of the argument's type in the schema text
 };
 
 struct Schema {
-  std::string text;  // the string it was parsed from
-  std::string ns;    // "" when the name has no "ns::" prefix
+  // The string it was parsed from, byte for byte: what other engines (PyTorch) are given, so
+  // what only they read, like the bare '*' before keyword-only arguments, stays in it.
+  std::string text;
+  std::string ns;  // "" when the name has no "ns::" prefix
   std::string name;
   std::string overload;  // "" when absent
   std::vector<Argument> arguments;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <autoplugin/dtype.h>
+#include <autoplugin/limits.h>
 
 #include <array>
 #include <cstddef>
@@ -21,8 +22,6 @@ namespace autoplugin {
 
 // The same type as cudaStream_t, without needing the CUDA headers.
 using Stream = CUstream_st*;
-
-inline constexpr int kMaxRank = 8;
 
 // What the runtime knows about one tensor: element type, layout, extents, address.
 struct TensorRef {

@@ -1,6 +1,7 @@
 // The C entry points of every autoplugin library (see library_api.h): what tools and the Python
 // package learn about the ops in a library, as JSON.
 #include <autoplugin/attr_types.h>
+#include <autoplugin/backend.h>
 #include <autoplugin/describe.h>
 #include <autoplugin/error.h>
 #include <autoplugin/library_api.h>
@@ -110,7 +111,7 @@ std::string op_json(const Op& op) {
 
 const Op& find_op(const char* name) {
   if (name == nullptr) throw Error("no op name given");
-  const Op* op = registry().find(name);
+  const Op* op = detail::find_op(name);
   if (op != nullptr) return *op;
   std::string names;
   for (const Op& other : registry().ops()) {
@@ -195,9 +196,9 @@ std::string shape_program(const Op& op, std::int32_t num_inputs, const std::int3
       throw Error(who + "argument '" + a.name +
                   "' is None: absent optional tensors are not supported yet");
     }
-    if (ranks[k] > static_cast<std::int32_t>(Shape::kMaxRank)) {
+    if (ranks[k] > static_cast<std::int32_t>(kMaxRank)) {
       throw Error(who + "argument '" + a.name + "' has rank " + std::to_string(ranks[k]) +
-                  "; TensorRT allows at most " + std::to_string(Shape::kMaxRank));
+                  "; TensorRT allows at most " + std::to_string(kMaxRank));
     }
     const std::optional<DType> dtype = dtype_from_name(dtypes[k] ? dtypes[k] : "");
     if (!dtype) {

@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 #include <torch/library.h>
 
+#include <autoplugin/backend.h>
 #include <autoplugin/error.h>
 #include <autoplugin/op.h>
 
@@ -273,7 +274,7 @@ void run(const c10::OperatorHandle& handle, torch::jit::Stack* stack) {
   const std::size_t num_arguments = schema.arguments().size();
   std::vector<at::Tensor> outputs;
   try {
-    const Op* op = registry().find(name);
+    const Op* op = detail::find_op(name);
     if (op == nullptr) {
       std::string errors;
       for (const std::string& e : registry().errors()) errors += "\n  " + e;
@@ -341,7 +342,7 @@ const bool registered = [] {
 extern "C" __attribute__((visibility("default"))) int autoplugin_torch_v1_set_tactic(
     const char* op, std::int32_t tactic) {
   using namespace autoplugin;
-  if (op == nullptr || tactic < 0 || registry().find(op) == nullptr) return -1;
+  if (op == nullptr || tactic < 0 || autoplugin::detail::find_op(op) == nullptr) return -1;
   std::lock_guard lock(torch_adapter::tactic_mutex);
   torch_adapter::chosen_tactics[op] = tactic;
   return 0;

@@ -1,18 +1,20 @@
 #include <autoplugin/attr.h>
 #include <autoplugin/error.h>
+#include <autoplugin/trt/detail/convert.h>
 #include <autoplugin/trt/network.h>
 #include <autoplugin/trt/plugin.h>
 
 #include <algorithm>
 #include <memory>
 
+#include "op_internal.h"
+
 namespace autoplugin::trt {
 namespace {
 
-const Op& find_op(std::string_view name) {
-  for (const Op& op : registry().ops()) {
-    if (op.qualified_name() == name || op.plugin_name() == name) return op;
-  }
+// The op add_op adds, or an error listing the known ones.
+const Op& op_named(std::string_view name) {
+  if (const Op* op = detail::find_op(name)) return *op;
   std::string known;
   for (const Op& op : registry().ops()) known += (known.empty() ? "" : ", ") + op.qualified_name();
   throw Error("no op named '" + std::string(name) +
@@ -26,7 +28,7 @@ std::vector<nvinfer1::ITensor*> add_op(nvinfer1::INetworkDefinition& network, st
                                        const Attributes& attributes,
                                        std::span<nvinfer1::ITensor* const> shape_inputs,
                                        std::string_view layer_name) {
-  const Op& op = find_op(name);
+  const Op& op = op_named(name);
   const std::string who = "op '" + op.qualified_name() + "': ";
   if (inputs.size() != std::size_t(op.num_inputs()) ||
       shape_inputs.size() != std::size_t(op.num_shape_inputs())) {

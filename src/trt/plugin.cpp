@@ -1,5 +1,6 @@
 // The generic IPluginV3 plugin and IPluginV3OneCreator, instantiated per op.
 #include <autoplugin/error.h>
+#include <autoplugin/trt/detail/convert.h>
 #include <autoplugin/trt/plugin.h>
 
 #include <cuda_runtime_api.h>
@@ -8,13 +9,15 @@
 #include <atomic>
 #include <cstdio>
 #include <exception>
-#include <iterator>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "op_internal.h"
 
 namespace autoplugin::trt {
 
@@ -23,92 +26,6 @@ using nvinfer1::DimensionOperation;
 using nvinfer1::PluginFieldType;
 using nvinfer1::TensorFormat;
 using Severity = nvinfer1::ILogger::Severity;
-
-// The core mirrors TensorRT's numbering for these; a changed header would break the mapping.
-static_assert(int(DimensionOperation::kSUM) == int(DimOp::Sum) &&
-              int(DimensionOperation::kPROD) == int(DimOp::Prod) &&
-              int(DimensionOperation::kMAX) == int(DimOp::Max) &&
-              int(DimensionOperation::kMIN) == int(DimOp::Min) &&
-              int(DimensionOperation::kSUB) == int(DimOp::Sub) &&
-              int(DimensionOperation::kEQUAL) == int(DimOp::Equal) &&
-              int(DimensionOperation::kLESS) == int(DimOp::Less) &&
-              int(DimensionOperation::kFLOOR_DIV) == int(DimOp::FloorDiv) &&
-              int(DimensionOperation::kCEIL_DIV) == int(DimOp::CeilDiv));
-static_assert(int(PluginFieldType::kFLOAT16) == int(FieldType::Float16) &&
-              int(PluginFieldType::kFLOAT32) == int(FieldType::Float32) &&
-              int(PluginFieldType::kFLOAT64) == int(FieldType::Float64) &&
-              int(PluginFieldType::kINT8) == int(FieldType::Int8) &&
-              int(PluginFieldType::kINT16) == int(FieldType::Int16) &&
-              int(PluginFieldType::kINT32) == int(FieldType::Int32) &&
-              int(PluginFieldType::kCHAR) == int(FieldType::Char) &&
-              int(PluginFieldType::kDIMS) == int(FieldType::Dims) &&
-              int(PluginFieldType::kUNKNOWN) == int(FieldType::Unknown) &&
-              int(PluginFieldType::kBF16) == int(FieldType::BFloat16) &&
-              int(PluginFieldType::kINT64) == int(FieldType::Int64) &&
-              int(PluginFieldType::kFP8) == int(FieldType::FP8) &&
-              int(PluginFieldType::kINT4) == int(FieldType::Int4) &&
-              int(PluginFieldType::kFP4) == int(FieldType::FP4));
-
-// The core's dtypes and formats and TensorRT's, pair by pair: one table for both directions.
-constexpr std::pair<DType, DataType> kDataTypes[] = {
-    {DType::Float32, DataType::kFLOAT}, {DType::Float16, DataType::kHALF},
-    {DType::BFloat16, DataType::kBF16}, {DType::Int8, DataType::kINT8},
-    {DType::Int32, DataType::kINT32},   {DType::Int64, DataType::kINT64},
-    {DType::UInt8, DataType::kUINT8},   {DType::Bool, DataType::kBOOL},
-    {DType::Float8E4M3, DataType::kFP8}};
-static_assert(std::size(kDataTypes) == kDTypeCount, "every DType has a TensorRT DataType");
-constexpr std::pair<Format, TensorFormat> kFormats[] = {{Format::Linear, TensorFormat::kLINEAR},
-                                                        {Format::HWC, TensorFormat::kHWC},
-                                                        {Format::CHW4, TensorFormat::kCHW4},
-                                                        {Format::CHW32, TensorFormat::kCHW32},
-                                                        {Format::HWC8, TensorFormat::kHWC8}};
-
-std::optional<DType> from_trt(DataType type) noexcept {
-  for (const auto& [ours, theirs] : kDataTypes) {
-    if (theirs == type) return ours;
-  }
-  return std::nullopt;
-}
-
-std::optional<DataType> to_trt(DType dtype) noexcept {
-  for (const auto& [ours, theirs] : kDataTypes) {
-    if (ours == dtype) return theirs;
-  }
-  return std::nullopt;
-}
-
-std::optional<Format> from_trt(TensorFormat format) noexcept {
-  for (const auto& [ours, theirs] : kFormats) {
-    if (theirs == format) return ours;
-  }
-  return std::nullopt;
-}
-
-TensorFormat to_trt(Format format) noexcept {
-  for (const auto& [ours, theirs] : kFormats) {
-    if (ours == format) return theirs;
-  }
-  return TensorFormat::kLINEAR;
-}
-
-DimensionOperation to_trt(DimOp op) noexcept { return static_cast<DimensionOperation>(op); }
-
-PluginFieldType to_trt(FieldType type) noexcept { return static_cast<PluginFieldType>(type); }
-
-nvinfer1::PluginFieldCollection to_trt(const FieldList& fields,
-                                       std::vector<nvinfer1::PluginField>& storage) {
-  storage.clear();
-  for (const FieldView& f : fields.views()) {
-    storage.emplace_back(f.name.data(), f.data, to_trt(f.type), f.length);
-  }
-  return {static_cast<std::int32_t>(storage.size()), storage.data()};
-}
-
-std::optional<FieldType> from_trt(PluginFieldType type) noexcept {
-  const auto value = static_cast<int>(type);
-  if (value < int(FieldType::Float16) || value > int(FieldType::FP4)) return std::nullopt;
-  return static_cast<FieldType>(value);
-}
 
 // ---- logging -----------------------------------------------------------------------------------
 
@@ -440,8 +357,9 @@ class Plugin final : public nvinfer1::IPluginV3,
     return guarded(*op_, instance_, "setTactic", kFailure, [&] {
       tactic_ = tactic;
       if (launcher_ == nullptr) return 0;
-      launcher_ = op_->find_launcher(launcher_->dtypes, tactic_);
-      if (launcher_ == nullptr) throw Error("no launcher for tactic " + std::to_string(tactic));
+      const LauncherEntry* current = launcher_;
+      launcher_ = nullptr;  // none until one matches the new tactic
+      launcher_ = &op_->launcher_for(current->dtypes, tactic_);
       return 0;
     });
   }
@@ -475,12 +393,7 @@ class Plugin final : public nvinfer1::IPluginV3,
           size_outputs_.push_back(ref);
         }
       }
-      const LauncherEntry* launcher = op_->find_launcher(dtypes, tactic_);
-      if (launcher == nullptr) {
-        std::string text;
-        for (DType d : dtypes) text += (text.empty() ? "" : ", ") + std::string(dtype_name(d));
-        throw Error("no launcher for dtypes (" + text + ") and tactic " + std::to_string(tactic_));
-      }
+      const LauncherEntry* launcher = &op_->launcher_for(dtypes, tactic_);
       // With concrete extents, requirements on them are decided (a failed one throws). Ops with
       // shape inputs are left to getOutputShapes: their values are not visible at run time.
       const std::vector<Shape> shape_inputs = shape_inputs_unknown();
@@ -628,8 +541,9 @@ class Creator final : public nvinfer1::IPluginCreatorV3One {
   nvinfer1::PluginFieldCollection field_collection_{};
 };
 
-// One creator per op, extended when ops were declared after the last look (a static initializer
-// may ask before other files' declarations have run).
+// One creator per op, extended when ops were declared after the last look. TensorRT keeps the
+// array getCreators returned, so every array handed out stays allocated and unchanged: a refresh
+// that finds new ops publishes a new array instead of growing the old one.
 class CreatorTable {
  public:
   std::span<nvinfer1::IPluginCreatorInterface* const> refresh() {
@@ -641,16 +555,43 @@ class CreatorTable {
     const auto& ops = registry().ops();
     for (std::size_t i = creators_.size(); i < ops.size(); ++i) {
       creators_.push_back(std::make_unique<Creator>(ops[i]));
-      interfaces_.push_back(creators_.back().get());
     }
-    return interfaces_;
+    if (published_size_ != creators_.size()) {
+      auto array = std::make_unique<nvinfer1::IPluginCreatorInterface*[]>(creators_.size());
+      for (std::size_t i = 0; i < creators_.size(); ++i) array[i] = creators_[i].get();
+      published_.push_back(std::move(array));
+      published_size_ = creators_.size();
+    }
+    if (published_size_ == 0) return {};
+    return {published_.back().get(), published_size_};
+  }
+
+  // Registers with `trt_registry` the creators an earlier call did not register there.
+  bool register_new(nvinfer1::IPluginRegistry& trt_registry) {
+    const auto all = refresh();
+    std::lock_guard lock(mutex_);
+    std::size_t& registered = registered_[&trt_registry];
+    bool ok = true;
+    for (; registered < all.size(); ++registered) {
+      auto* creator = static_cast<Creator*>(all[registered]);
+      if (!trt_registry.registerCreator(*creator, creator->getPluginNamespace())) {
+        log(Severity::kERROR, std::string("TensorRT refused to register plugin '") +
+                                  creator->getPluginName() + "' in namespace '" +
+                                  creator->getPluginNamespace() + "'");
+        ok = false;
+      }
+    }
+    return ok;
   }
 
  private:
   std::mutex mutex_;
   std::size_t logged_errors_ = 0;
   std::vector<std::unique_ptr<Creator>> creators_;
-  std::vector<nvinfer1::IPluginCreatorInterface*> interfaces_;
+  std::vector<std::unique_ptr<nvinfer1::IPluginCreatorInterface*[]>> published_;
+  std::size_t published_size_ = 0;
+  // Per TensorRT registry, how many creators (in table order) were registered with it.
+  std::map<const nvinfer1::IPluginRegistry*, std::size_t> registered_;
 };
 
 CreatorTable& creator_table() {
@@ -671,26 +612,25 @@ std::span<nvinfer1::IPluginCreatorInterface* const> creators() noexcept {
   return {};
 }
 
-nvinfer1::IPluginCreatorV3One* creator_for(std::string_view qualified_name) noexcept {
-  for (nvinfer1::IPluginCreatorInterface* c : creators()) {
+nvinfer1::IPluginCreatorV3One* creator_for(std::string_view name) noexcept {
+  const auto all = creators();
+  const Op* op = detail::find_op(name);
+  for (nvinfer1::IPluginCreatorInterface* c : all) {
     auto* creator = static_cast<Creator*>(c);
-    if (creator->op().qualified_name() == qualified_name) return creator;
+    if (&creator->op() == op) return creator;
   }
   return nullptr;
 }
 
-bool register_creators(nvinfer1::IPluginRegistry& registry) noexcept {
-  bool all = true;
-  for (nvinfer1::IPluginCreatorInterface* c : creators()) {
-    auto* creator = static_cast<Creator*>(c);
-    if (!registry.registerCreator(*c, creator->getPluginNamespace())) {
-      log(Severity::kERROR, std::string("TensorRT refused to register plugin '") +
-                                creator->getPluginName() + "' in namespace '" +
-                                creator->getPluginNamespace() + "'");
-      all = false;
-    }
+bool register_creators(nvinfer1::IPluginRegistry& trt_registry) noexcept {
+  try {
+    return creator_table().register_new(trt_registry);
+  } catch (const std::exception& e) {
+    log(Severity::kERROR, std::string("could not register the plugin creators: ") + e.what());
+  } catch (...) {
+    log(Severity::kERROR, "could not register the plugin creators");
   }
-  return all;
+  return false;
 }
 
 }  // namespace autoplugin::trt

@@ -14,8 +14,8 @@ ap::Shape same(ap::Shape x, double) { return x; }
 AUTOPLUGIN_OP("pkg::scale(Tensor x, float factor=2.0) -> Tensor", same, scale);
 
 int main() {
-  const ap::Op* op = ap::registry().find("pkg::scale");
-  if (op == nullptr) return 1;
-  std::cout << ap::describe(*op);
+  const auto& ops = ap::registry().ops();
+  if (ops.size() != 1 || ops.front().qualified_name() != "pkg::scale") return 1;
+  std::cout << ap::describe(ops.front());
   return ap::registry().errors().empty() ? 0 : 1;
 }

@@ -2,6 +2,7 @@
 // recording expression builder instead of libnvinfer. Launchers here are host code, so enqueue
 // runs too (on host buffers).
 #include <autoplugin/autoplugin.h>
+#include <autoplugin/trt/detail/convert.h>
 #include <autoplugin/trt/plugin.h>
 
 #include <gmock/gmock.h>
@@ -411,7 +412,8 @@ TEST_F(Adapter, SetTacticAfterOnShapeChangeSwitchesTheLauncher) {
   ASSERT_EQ(runtime->enqueue(&in, &in, inputs, outputs, nullptr, nullptr), 0);
   EXPECT_EQ(x[0], 2.0f);
   EXPECT_EQ(runtime->setTactic(3), -1);
-  EXPECT_THAT(finder.logger.all(), HasSubstr("no launcher for tactic 3"));
+  EXPECT_THAT(finder.logger.all(), HasSubstr("no launcher for tactic 3 of dtypes (x float32, out "
+                                             "float32); they have 2 tactics"));
 }
 
 // ---- serialization, clones, runtime
@@ -476,7 +478,10 @@ TEST_F(Adapter, RuntimeErrorsBecomeErrorCodes) {
   EXPECT_THAT(finder.logger.all(), HasSubstr("launcher 'pad_launcher<float>' returned status 7"));
   const auto half = linear_desc(DataType::kHALF, {2, 2});
   EXPECT_EQ(runtime->onShapeChange(&half, 1, &half, 1), -1);
-  EXPECT_THAT(finder.logger.all(), HasSubstr("no launcher for dtypes (float16, float16)"));
+  EXPECT_THAT(finder.logger.all(),
+              HasSubstr("no launcher for dtypes (x float16, out float16); its launchers take (x "
+                        "float32, out float32), (x int32, out int32). Add a launcher for these "
+                        "dtypes to the op's declaration"));
   // A requirement that concrete extents decide is checked when the shapes arrive.
   const auto tiny = linear_desc(DataType::kFLOAT, {1, 1});
   auto wide = Collection({field<std::int64_t>("padding", PluginFieldType::kINT64, {3, 0, 0, 0})});

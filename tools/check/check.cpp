@@ -2,6 +2,7 @@
 
 #include <autoplugin/attr.h>
 #include <autoplugin/error.h>
+#include <autoplugin/trt/detail/convert.h>
 #include <autoplugin/trt/plugin.h>
 
 #include <cctype>

@@ -6,22 +6,26 @@
 
 #include <NvInferRuntime.h>
 
-#include <cstdint>
-#include <optional>
 #include <span>
 #include <string_view>
 
 namespace autoplugin::trt {
 
 // The creators of every valid op declared in this library, built on first use. Invalid
-// declarations are logged as errors and left out.
+// declarations are logged as errors and left out. A span once returned stays valid and unchanged,
+// also after a later call returns a longer one for ops declared since.
 std::span<nvinfer1::IPluginCreatorInterface* const> creators() noexcept;
 
-// The creator of `op` (null if it has none in this library).
-nvinfer1::IPluginCreatorV3One* creator_for(std::string_view qualified_name) noexcept;
+// The creator of op `name` ("ns::name", or the plugin name alone, as add_op takes it); null if
+// this library has none.
+nvinfer1::IPluginCreatorV3One* creator_for(std::string_view name) noexcept;
 
-// Registers every creator with `registry`, under its op's namespace, for applications that link
-// the ops in directly. Returns false if any registration failed (each failure is logged).
+// Registers the creators with `registry` (for an application that links its ops in directly:
+// `register_creators(*getPluginRegistry())`, which needs libnvinfer), each under its op's
+// namespace. Call it from main or later, not from a static initializer: ops in translation units
+// initialized after that one would not be declared yet. A later call registers only the ops
+// declared since the previous call with the same registry. Returns false if any registration
+// failed (each failure is logged).
 bool register_creators(nvinfer1::IPluginRegistry& registry) noexcept;
 
 // Where log lines go: the logger of this finder (as set by TensorRT through the library's
@@ -29,23 +33,4 @@ bool register_creators(nvinfer1::IPluginRegistry& registry) noexcept;
 void set_logger_finder(nvinfer1::ILoggerFinder* finder) noexcept;
 void log(nvinfer1::ILogger::Severity severity, std::string_view message) noexcept;
 
-// Conversions between TensorRT's enums and the core's.
-std::optional<DType> from_trt(nvinfer1::DataType type) noexcept;
-std::optional<nvinfer1::DataType> to_trt(DType dtype) noexcept;
-std::optional<Format> from_trt(nvinfer1::TensorFormat format) noexcept;
-nvinfer1::TensorFormat to_trt(Format format) noexcept;
-nvinfer1::DimensionOperation to_trt(DimOp op) noexcept;
-nvinfer1::PluginFieldType to_trt(FieldType type) noexcept;
-// TensorRT's view of encoded fields: the PluginField array is kept in `storage`; the collection
-// is valid while `fields` and `storage` live.
-nvinfer1::PluginFieldCollection to_trt(const FieldList& fields,
-                                       std::vector<nvinfer1::PluginField>& storage);
-std::optional<FieldType> from_trt(nvinfer1::PluginFieldType type) noexcept;
-
 }  // namespace autoplugin::trt
-
-// Registers this program's ops with TensorRT's global plugin registry when it starts (needs
-// libnvinfer at link time). Use once, in one source file of an application that links the ops in.
-#define AUTOPLUGIN_REGISTER_WITH_TENSORRT()                                \
-  [[maybe_unused]] static const bool autoplugin_registered_with_tensorrt = \
-      ::autoplugin::trt::register_creators(*getPluginRegistry())

@@ -1,0 +1,36 @@
+// What an engine adapter needs beyond an op author's API: finding an op by name and evaluating
+// shape expressions with concrete values. The TensorRT and PyTorch adapters use it; the PyTorch
+// adapter is compiled in the user's project, so this header is installed. Not for op authors.
+#pragma once
+
+#include <autoplugin/dim.h>
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace autoplugin {
+class Op;
+
+namespace detail {
+// The op named `name`, by its qualified name ("ns::name.overload") or its plugin name
+// ("name.overload"; the first declared wins when two namespaces share one), or null.
+const Op* find_op(std::string_view name);
+}  // namespace detail
+
+// Concrete values for the symbols of an expression.
+struct DimBindings {
+  std::span<const std::vector<std::int64_t>> input_extents;  // [input][axis]
+  std::span<const std::vector<std::int64_t>> shape_values;   // [shape input][index]
+  std::span<const std::int64_t> size_tensor_values;          // [size tensor]; may be empty
+};
+
+// Evaluates with TensorRT's semantics. Throws ShapeError on division by zero, int64 overflow,
+// a symbol without a binding, or an unbound size tensor.
+std::int64_t evaluate(const Dim& dim, const DimBindings& bindings);
+std::vector<std::int64_t> evaluate(const Shape& shape, const DimBindings& bindings);
+// Throws ShapeError with the requirement's message when one evaluates to false.
+void check_requirements(std::span<const Requirement> requirements, const DimBindings& bindings);
+
+}  // namespace autoplugin
