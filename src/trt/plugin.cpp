@@ -1,4 +1,4 @@
-// The generic IPluginV3 plugin and IPluginV3OneCreator, instantiated per op.
+// The generic IPluginV3 plugin, instantiated per op: each method maps onto the core's Op.
 #include <autoplugin/error.h>
 #include <autoplugin/trt/detail/convert.h>
 #include <autoplugin/trt/plugin.h>
@@ -6,84 +6,17 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cstdio>
-#include <exception>
-#include <map>
-#include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "op_internal.h"
+#include "adapter_internal.h"
 
 namespace autoplugin::trt {
 
 using nvinfer1::DataType;
-using nvinfer1::DimensionOperation;
-using nvinfer1::PluginFieldType;
-using nvinfer1::TensorFormat;
-using Severity = nvinfer1::ILogger::Severity;
-
-// ---- logging -----------------------------------------------------------------------------------
 
 namespace {
-std::atomic<nvinfer1::ILoggerFinder*> g_logger_finder{nullptr};
-}  // namespace
-
-void set_logger_finder(nvinfer1::ILoggerFinder* finder) noexcept { g_logger_finder = finder; }
-
-void log(Severity severity, std::string_view message) noexcept {
-  try {
-    const std::string text = "autoplugin: " + std::string(message);
-    nvinfer1::ILogger* logger = nullptr;
-    if (nvinfer1::ILoggerFinder* finder = g_logger_finder.load()) logger = finder->findLogger();
-    if (logger != nullptr) {
-      logger->log(severity, text.c_str());
-    } else {
-      std::fprintf(stderr, "%s\n", text.c_str());
-    }
-  } catch (...) {
-    std::fputs("autoplugin: failed to log a message\n", stderr);
-  }
-}
-
-namespace {
-
-constexpr std::int32_t kFailure = -1;
-
-// Logs a failed TensorRT call. Building the line can itself fail (out of memory): then a fixed
-// line goes out, so that nothing escapes the noexcept method.
-void report_failure(const Op& op, const std::string& instance, const char* method,
-                    std::string_view what) noexcept {
-  try {
-    // Core errors already start with the op's name; say it once.
-    const std::string prefix = "op '" + op.qualified_name() + "': ";
-    if (what.starts_with(prefix)) what.remove_prefix(prefix.size());
-    log(Severity::kERROR, "op '" + op.qualified_name() + "'" +
-                              (instance.empty() ? "" : " (layer '" + instance + "')") + ", " +
-                              method + ": " + std::string(what));
-  } catch (...) {
-    log(Severity::kERROR, method);
-  }
-}
-
-// Runs `body`; any exception becomes a logged error naming the op, the plugin instance and the
-// method, and `on_error` is returned. This is the boundary every TensorRT call goes through.
-template <typename R, typename Body>
-R guarded(const Op& op, const std::string& instance, const char* method, R on_error,
-          Body&& body) noexcept {
-  try {
-    return body();
-  } catch (const std::exception& e) {
-    report_failure(op, instance, method, e.what());
-  } catch (...) {
-    report_failure(op, instance, method, "an unknown exception was thrown");
-  }
-  return on_error;
-}
 
 void expect_count(const char* what, std::int32_t actual, int expected) {
   if (actual != expected) {
@@ -487,150 +420,11 @@ class Plugin final : public nvinfer1::IPluginV3,
   nvinfer1::PluginFieldCollection collection_{};
 };
 
-class Creator final : public nvinfer1::IPluginCreatorV3One {
- public:
-  explicit Creator(const Op& op) : op_(&op), specs_(field_specs(op.schema())) {
-    for (const FieldSpec& spec : specs_) {
-      field_names_.emplace_back(spec.name.c_str(), nullptr, to_trt(spec.type), spec.length);
-    }
-    field_collection_.nbFields = static_cast<std::int32_t>(field_names_.size());
-    field_collection_.fields = field_names_.data();
-  }
-
-  nvinfer1::IPluginV3* createPlugin(const char* name, const nvinfer1::PluginFieldCollection* fc,
-                                    nvinfer1::TensorRTPhase) noexcept override {
-    const std::string instance = name != nullptr ? name : "";
-    return guarded<nvinfer1::IPluginV3*>(*op_, instance, "createPlugin", nullptr, [&] {
-      std::vector<FieldView> views;
-      if (fc != nullptr) {
-        if (fc->nbFields < 0 || (fc->nbFields > 0 && fc->fields == nullptr)) {
-          throw FieldError("the field collection has " + std::to_string(fc->nbFields) +
-                           " fields and " + (fc->fields ? "a" : "no") + " field array");
-        }
-        for (int i = 0; i < fc->nbFields; ++i) {
-          const nvinfer1::PluginField& f = fc->fields[i];
-          if (f.name == nullptr) throw FieldError("field " + std::to_string(i) + " has no name");
-          const auto type = from_trt(f.type);
-          if (!type) {
-            throw FieldError("field '" + std::string(f.name) + "' has an unknown field type " +
-                             std::to_string(static_cast<int>(f.type)));
-          }
-          views.push_back({f.name, *type, f.data, f.length});
-        }
-      }
-      DecodedAttributes decoded = op_->decode_fields(views);
-      for (const auto& warning : decoded.warnings) log(Severity::kWARNING, warning);
-      return new Plugin(*op_, std::move(decoded.values), instance);
-    });
-  }
-
-  const nvinfer1::PluginFieldCollection* getFieldNames() noexcept override {
-    return &field_collection_;
-  }
-  const char* getPluginName() const noexcept override { return op_->plugin_name().c_str(); }
-  const char* getPluginVersion() const noexcept override { return op_->version().c_str(); }
-  const char* getPluginNamespace() const noexcept override {
-    return op_->plugin_namespace().c_str();
-  }
-  const Op& op() const noexcept { return *op_; }
-
- private:
-  const Op* op_;
-  std::vector<FieldSpec> specs_;
-  std::vector<nvinfer1::PluginField> field_names_;
-  nvinfer1::PluginFieldCollection field_collection_{};
-};
-
-// One creator per op, extended when ops were declared after the last look. TensorRT keeps the
-// array getCreators returned, so every array handed out stays allocated and unchanged: a refresh
-// that finds new ops publishes a new array instead of growing the old one.
-class CreatorTable {
- public:
-  std::span<nvinfer1::IPluginCreatorInterface* const> refresh() {
-    std::lock_guard lock(mutex_);
-    const auto& errors = registry().errors();
-    for (; logged_errors_ < errors.size(); ++logged_errors_) {
-      log(Severity::kERROR, "op not registered: " + errors[logged_errors_]);
-    }
-    const auto& ops = registry().ops();
-    for (std::size_t i = creators_.size(); i < ops.size(); ++i) {
-      creators_.push_back(std::make_unique<Creator>(ops[i]));
-    }
-    if (published_size_ != creators_.size()) {
-      auto array = std::make_unique<nvinfer1::IPluginCreatorInterface*[]>(creators_.size());
-      for (std::size_t i = 0; i < creators_.size(); ++i) array[i] = creators_[i].get();
-      published_.push_back(std::move(array));
-      published_size_ = creators_.size();
-    }
-    if (published_size_ == 0) return {};
-    return {published_.back().get(), published_size_};
-  }
-
-  // Registers with `trt_registry` the creators an earlier call did not register there.
-  bool register_new(nvinfer1::IPluginRegistry& trt_registry) {
-    const auto all = refresh();
-    std::lock_guard lock(mutex_);
-    std::size_t& registered = registered_[&trt_registry];
-    bool ok = true;
-    for (; registered < all.size(); ++registered) {
-      auto* creator = static_cast<Creator*>(all[registered]);
-      if (!trt_registry.registerCreator(*creator, creator->getPluginNamespace())) {
-        log(Severity::kERROR, std::string("TensorRT refused to register plugin '") +
-                                  creator->getPluginName() + "' in namespace '" +
-                                  creator->getPluginNamespace() + "'");
-        ok = false;
-      }
-    }
-    return ok;
-  }
-
- private:
-  std::mutex mutex_;
-  std::size_t logged_errors_ = 0;
-  std::vector<std::unique_ptr<Creator>> creators_;
-  std::vector<std::unique_ptr<nvinfer1::IPluginCreatorInterface*[]>> published_;
-  std::size_t published_size_ = 0;
-  // Per TensorRT registry, how many creators (in table order) were registered with it.
-  std::map<const nvinfer1::IPluginRegistry*, std::size_t> registered_;
-};
-
-CreatorTable& creator_table() {
-  static CreatorTable table;
-  return table;
-}
-
 }  // namespace
 
-std::span<nvinfer1::IPluginCreatorInterface* const> creators() noexcept {
-  try {
-    return creator_table().refresh();
-  } catch (const std::exception& e) {
-    log(Severity::kERROR, std::string("could not create the plugin creators: ") + e.what());
-  } catch (...) {
-    log(Severity::kERROR, "could not create the plugin creators");
-  }
-  return {};
-}
-
-nvinfer1::IPluginCreatorV3One* creator_for(std::string_view name) noexcept {
-  const auto all = creators();
-  const Op* op = detail::find_op(name);
-  for (nvinfer1::IPluginCreatorInterface* c : all) {
-    auto* creator = static_cast<Creator*>(c);
-    if (&creator->op() == op) return creator;
-  }
-  return nullptr;
-}
-
-bool register_creators(nvinfer1::IPluginRegistry& trt_registry) noexcept {
-  try {
-    return creator_table().register_new(trt_registry);
-  } catch (const std::exception& e) {
-    log(Severity::kERROR, std::string("could not register the plugin creators: ") + e.what());
-  } catch (...) {
-    log(Severity::kERROR, "could not register the plugin creators");
-  }
-  return false;
+nvinfer1::IPluginV3* make_plugin(const Op& op, std::vector<AttrValue> attributes,
+                                 std::string instance) {
+  return new Plugin(op, std::move(attributes), std::move(instance));
 }
 
 }  // namespace autoplugin::trt
