@@ -1,0 +1,100 @@
+// One case through TensorRT's plugin lifecycle: build phase (on the CPU), execution and
+// serialization (enqueue on a GPU), each step reported with what the plugin logged.
+#pragma once
+
+#include <NvInferRuntime.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "case.h"
+#include "expr_builder.h"
+#include "library.h"
+#include "report.h"
+#include "tensors.h"
+
+namespace autoplugin::check {
+
+struct Options {
+  std::string library;
+  std::string op;
+  std::string version;
+  std::vector<CheckCase> cases;
+  std::string reference;
+  std::string reference_op;  // another op of the library whose outputs are the reference
+  bool cpu_only = false;
+  bool json = false;
+  std::uint64_t seed = 1;
+};
+
+struct PluginDeleter {
+  void operator()(nvinfer1::IPluginV3* p) const { delete p; }
+};
+using PluginPtr = std::unique_ptr<nvinfer1::IPluginV3, PluginDeleter>;
+
+class CaseRun {
+ public:
+  CaseRun(const Options& options, const CheckCase& c, PluginLibrary& library,
+          CapturingLogger& logger, Report& report, bool gpu)
+      : options_(options),
+        case_(c),
+        library_(library),
+        logger_(logger),
+        report_(report),
+        gpu_(gpu) {}
+
+  void run();
+
+ private:
+  // Runs one step; a false result or an exception fails it, with what the plugin logged.
+  bool step(const std::string& name, const std::function<std::string()>& body);
+  void fail(std::size_t at, const std::string& name, const std::string& detail);
+
+  bool create_build_plugin();
+  bool check_capabilities();
+  bool output_types_and_shapes();
+  void formats();
+  bool configure();
+  void tactics_and_runs();
+  void serialization();
+
+  nvinfer1::PluginTensorDesc input_desc(std::size_t k) const;
+  std::vector<nvinfer1::PluginTensorDesc> output_descs() const;
+  std::vector<nvinfer1::PluginTensorDesc> case_descs() const;     // inputs, then outputs
+  std::map<std::string, std::int64_t> bindings(int which) const;  // 0 min, 1 opt, 2 max
+  // An output's extents for `bindings`, -1 where data-dependent.
+  std::vector<std::int64_t> extents(const nvinfer1::DimsExprs& e,
+                                    const std::map<std::string, std::int64_t>& bindings) const;
+  std::optional<std::vector<HostTensor>> execute(nvinfer1::IPluginV3& plugin,
+                                                 const std::string& label);
+  std::optional<std::vector<HostTensor>> reference_outputs();
+
+  const Options& options_;
+  const CheckCase& case_;
+  PluginLibrary& library_;
+  CapturingLogger& logger_;
+  Report& report_;
+  bool gpu_;
+
+  nvinfer1::IPluginCreatorV3One* creator_ = nullptr;
+  PluginPtr plugin_;
+  int nb_inputs_ = 0;
+  int nb_outputs_ = 0;
+  std::vector<nvinfer1::DataType> input_types_, output_types_;
+  trt::RecordingExprBuilder exprs_;
+  std::vector<nvinfer1::DimsExprs> output_exprs_;
+  std::vector<std::vector<std::int64_t>> predicted_;  // at opt; -1 where data-dependent
+  std::vector<std::vector<std::int64_t>> allocated_;  // at opt; upper bounds where data-dependent
+  std::map<std::int32_t, std::int64_t> size_uppers_;  // output index -> upper bound at opt
+  std::vector<std::int32_t> tactics_{0};
+  std::size_t workspace_ = 0;
+  std::vector<HostTensor> inputs_;
+  std::optional<std::vector<HostTensor>> first_outputs_;
+};
+
+}  // namespace autoplugin::check
