@@ -2,15 +2,37 @@
 // own plugin, for `autoplugin check` to catch; "planted::correct" has none of them.
 #include <NvInferRuntime.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
 
 using namespace nvinfer1;
 
-enum class Bug { None, DanglingFields, PeekingFormats, WrongShape, SizeTensorIndex };
+enum class Bug {
+  None,
+  DanglingFields,
+  PeekingFormats,
+  WrongShape,
+  SizeTensorIndex,
+  AbortsInShapes,
+  HangsInConfigure,
+  ExitsInWorkspace,
+};
+
+ILoggerFinder* g_logger_finder = nullptr;
+
+void log_error(const std::string& message) {
+  if (g_logger_finder != nullptr) {
+    if (ILogger* logger = g_logger_finder->findLogger()) {
+      logger->log(ILogger::Severity::kERROR, message.c_str());
+    }
+  }
+}
 
 class Plugin final : public IPluginV3,
                      public IPluginV3OneCore,
@@ -56,6 +78,11 @@ class Plugin final : public IPluginV3,
   }
   int32_t getOutputShapes(const DimsExprs* inputs, int32_t, const DimsExprs*, int32_t,
                           DimsExprs* outputs, int32_t, IExprBuilder& builder) noexcept override {
+    if (bug_ == Bug::AbortsInShapes) {
+      // The planted bug: an assert where an error code belongs (what assert() does, in any build).
+      log_error("planted: Assertion `inputs[0].nbDims == 3' failed");
+      std::abort();
+    }
     outputs[0] = inputs[0];
     if (bug_ == Bug::SizeTensorIndex) {
       // The planted bug: the index counts the input too; it is an output index (here 1).
@@ -79,6 +106,17 @@ class Plugin final : public IPluginV3,
   }
   int32_t configurePlugin(const DynamicPluginTensorDesc*, int32_t, const DynamicPluginTensorDesc*,
                           int32_t) noexcept override {
+    while (bug_ == Bug::HangsInConfigure) {
+      std::this_thread::sleep_for(std::chrono::seconds(1));  // waits for something that never comes
+    }
+    return 0;
+  }
+  size_t getWorkspaceSize(const DynamicPluginTensorDesc*, int32_t, const DynamicPluginTensorDesc*,
+                          int32_t) const noexcept override {
+    if (bug_ == Bug::ExitsInWorkspace) {
+      log_error("planted: out of options, exiting");
+      std::exit(3);
+    }
     return 0;
   }
 
@@ -137,10 +175,23 @@ Creator g_dangling(Bug::DanglingFields, "dangling_fields");
 Creator g_peeking(Bug::PeekingFormats, "peeking_formats");
 Creator g_wrong_shape(Bug::WrongShape, "wrong_shape");
 Creator g_size_tensor_index(Bug::SizeTensorIndex, "size_tensor_index");
-IPluginCreatorInterface* g_creators[] = {&g_correct, &g_dangling, &g_peeking, &g_wrong_shape,
-                                         &g_size_tensor_index};
+Creator g_aborts_in_shapes(Bug::AbortsInShapes, "aborts_in_shapes");
+Creator g_hangs_in_configure(Bug::HangsInConfigure, "hangs_in_configure");
+Creator g_exits_in_workspace(Bug::ExitsInWorkspace, "exits_in_workspace");
+IPluginCreatorInterface* g_creators[] = {&g_correct,
+                                         &g_dangling,
+                                         &g_peeking,
+                                         &g_wrong_shape,
+                                         &g_size_tensor_index,
+                                         &g_aborts_in_shapes,
+                                         &g_hangs_in_configure,
+                                         &g_exits_in_workspace};
 
 }  // namespace
+
+extern "C" __attribute__((visibility("default"))) void setLoggerFinder(ILoggerFinder* finder) {
+  g_logger_finder = finder;
+}
 
 extern "C" __attribute__((visibility("default"))) IPluginCreatorInterface* const* getCreators(
     int32_t& count) {

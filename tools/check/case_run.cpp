@@ -30,19 +30,22 @@ void CaseRun::fail(std::size_t at, const std::string& name, const std::string& d
 
 bool CaseRun::step(const std::string& name, const std::function<std::string()>& body) {
   const std::size_t at = report_.mark();
+  if (progress_) progress_->step_started(name);
+  bool passed = false;
   try {
     std::string problem = body();
     if (!problem.empty()) {
       fail(at, name, problem);
-      return false;
+    } else {
+      report_.insert(at, Report::Status::Passed, name);
+      for (const auto& line : logger_.take()) report_.info(name, "plugin log: " + line);
+      passed = true;
     }
-    report_.insert(at, Report::Status::Passed, name);
-    for (const auto& line : logger_.take()) report_.info(name, "plugin log: " + line);
-    return true;
   } catch (const std::exception& e) {
     fail(at, name, e.what());
-    return false;
   }
+  if (progress_) progress_->result(report_.last_case_json());
+  return passed;
 }
 
 std::map<std::string, std::int64_t> CaseRun::bindings(int which) const {

@@ -4,6 +4,7 @@
 
 #include <NvInferRuntime.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -14,6 +15,7 @@
 
 #include "case.h"
 #include "expr_builder.h"
+#include "isolation.h"
 #include "library.h"
 #include "report.h"
 #include "tensors.h"
@@ -28,6 +30,7 @@ struct Options {
   std::string reference;
   std::string reference_op;  // another op of the library whose outputs are the reference
   bool cpu_only = false;
+  std::chrono::seconds timeout{300};  // per case
   bool json = false;
   std::uint64_t seed = 1;
 };
@@ -40,13 +43,14 @@ using PluginPtr = std::unique_ptr<nvinfer1::IPluginV3, PluginDeleter>;
 class CaseRun {
  public:
   CaseRun(const Options& options, const CheckCase& c, PluginLibrary& library,
-          CapturingLogger& logger, Report& report, bool gpu)
+          CapturingLogger& logger, Report& report, bool gpu, ProgressChannel* progress = nullptr)
       : options_(options),
         case_(c),
         library_(library),
         logger_(logger),
         report_(report),
-        gpu_(gpu) {}
+        gpu_(gpu),
+        progress_(progress) {}
 
   void run();
 
@@ -80,6 +84,7 @@ class CaseRun {
   CapturingLogger& logger_;
   Report& report_;
   bool gpu_;
+  ProgressChannel* progress_;  // tells the parent process how far the case got; may be null
 
   nvinfer1::IPluginCreatorV3One* creator_ = nullptr;
   PluginPtr plugin_;

@@ -3,10 +3,12 @@
 
 #include <autoplugin/error.h>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "case_run.h"
 #include "device.h"
+#include "isolation.h"
 #include "library.h"
 #include "report.h"
 #include "trt_text.h"
@@ -22,10 +24,13 @@ void check_usage(std::ostream& out) {
   out << "usage: autoplugin check LIB.so --op NS::NAME [--version V]\n"
          "         (--case FILE.json | --input DTYPE:SHAPE... [--attr NAME=VALUE]...\n"
          "          [--shape-input V,V,...]... [--expect-shape AxB]...)\n"
-         "         [--reference COMMAND | --reference-op NS::NAME] [--seed N] [--cpu] [--json]\n"
+         "         [--reference COMMAND | --reference-op NS::NAME] [--seed N] [--timeout SECONDS]\n"
+         "         [--cpu] [--json]\n"
          "  SHAPE is like 2x3x8; a dimension may be a range MIN..MAX (run at MAX).\n"
          "  COMMAND gets a folder with case.json and input<k>.npy, and writes output<j>.npy.\n"
-         "  --reference-op compares with another op of the same library on the same inputs.\n";
+         "  --reference-op compares with another op of the same library on the same inputs.\n"
+         "  Each case runs in its own process: a plugin that crashes, exits or hangs (longer\n"
+         "  than --timeout, default 300 s per case) fails its case; the other cases still run.\n";
 }
 
 Options parse_check_args(const std::vector<std::string_view>& args) {
@@ -60,6 +65,11 @@ Options parse_check_args(const std::vector<std::string_view>& args) {
       options.reference_op = value();
     } else if (a == "--seed") {
       options.seed = std::stoull(std::string(value()));
+    } else if (a == "--timeout") {
+      const std::string text(value());
+      const long seconds = std::strtol(text.c_str(), nullptr, 10);
+      if (seconds <= 0) throw Error("--timeout expects a number of seconds, got '" + text + "'");
+      options.timeout = std::chrono::seconds(seconds);
     } else if (a == "--cpu") {
       options.cpu_only = true;
     } else if (a == "--json") {
@@ -86,6 +96,60 @@ Options parse_check_args(const std::vector<std::string_view>& args) {
   return options;
 }
 
+// Whether kernels can run here (nothing) or why not; sets the report's "gpu" heading.
+std::optional<std::string> probe_gpu(Report& report) {
+  const IsolatedRun probe = run_isolated(
+      [](ProgressChannel& channel) {
+        const auto unavailable = gpu_unavailable();
+        channel.result({{"unavailable", unavailable ? *unavailable : ""},
+                        {"name", unavailable ? "" : gpu_name()}});
+      },
+      std::chrono::seconds(120));
+  std::optional<std::string> no_gpu;
+  if (!probe.result) {
+    no_gpu = "the CUDA runtime ended the process (" + probe.termination + ")";
+  } else if (const auto why = (*probe.result)["unavailable"].get<std::string>(); !why.empty()) {
+    no_gpu = why;
+  }
+  report.header["gpu"] = no_gpu ? "none (" + *no_gpu + "): everything but enqueue is checked"
+                                : (*probe.result)["name"].get<std::string>();
+  return no_gpu;
+}
+
+// One case in a child process; when the plugin ends that process, the steps it reported, then a
+// failure naming the method that was running and what the plugin had logged.
+void run_case(const Options& options, const CheckCase& c, PluginLibrary& library,
+              CapturingLogger& logger, Report& report, bool gpu) {
+  const IsolatedRun run = run_isolated(
+      [&](ProgressChannel& channel) {
+        logger.forward_to([&channel](const std::string& line) { channel.log(line); });
+        Report own;
+        CaseRun(options, c, library, logger, own, gpu, &channel).run();
+        channel.result(own.last_case_json());
+      },
+      options.timeout);
+  if (run.result) {
+    report.append_case(*run.result);
+  } else {
+    report.begin_case(c.name);
+  }
+  if (run.finished) return;
+  const std::string method = run.last_step.empty() ? "the case" : run.last_step;
+  std::string text;
+  std::string step = method;
+  if (run.timed_out) {
+    text = "the plugin did not return from " + method + " within " +
+           std::to_string(options.timeout.count()) + " s: the case was stopped (--timeout)";
+  } else if (run.inside_step || run.last_step.empty()) {
+    text = "the plugin terminated the process during " + method + " (" + run.termination + ")";
+  } else {
+    step = "after " + method;
+    text = "the plugin terminated the process after " + method + " (" + run.termination + ")";
+  }
+  for (const auto& line : run.log_since_result) text += "\nplugin log: " + line;
+  report.fail(step, text);
+}
+
 }  // namespace
 
 int check_main(const std::vector<std::string_view>& args) {
@@ -99,20 +163,22 @@ int check_main(const std::vector<std::string_view>& args) {
   }
   Report report;
   CapturingLogger logger;
-  const auto no_gpu =
-      options.cpu_only ? std::optional<std::string>("--cpu given") : gpu_unavailable();
+  // Asked in a child process: CUDA, once initialized, does not survive the fork of a case.
+  std::optional<std::string> no_gpu;
+  if (options.cpu_only) {
+    no_gpu = "--cpu given";
+    report.header["gpu"] = "none (--cpu given): everything but enqueue is checked";
+  } else {
+    no_gpu = probe_gpu(report);
+  }
   report.header["library"] = options.library;
   report.header["op"] = options.op + (options.version.empty() ? "" : " v" + options.version);
-  report.header["gpu"] =
-      no_gpu ? "none (" + *no_gpu + "): everything but enqueue is checked" : gpu_name();
   try {
     PluginLibrary library(options.library, logger);
     if (!library.has_logger_finder()) {
       report.info("setLoggerFinder", "not exported: the library's log lines are not captured");
     }
-    for (const CheckCase& c : options.cases) {
-      CaseRun(options, c, library, logger, report, !no_gpu).run();
-    }
+    for (const CheckCase& c : options.cases) run_case(options, c, library, logger, report, !no_gpu);
   } catch (const std::exception& e) {
     report.fail("load", e.what());
   }

@@ -14,8 +14,10 @@ void CapturingLogger::log(Severity severity, const char* message) noexcept {
     static constexpr const char* kNames[] = {"internal error", "error", "warning", "info",
                                              "verbose"};
     const auto index = static_cast<std::size_t>(severity);
+    std::string line = std::string(index < 5 ? kNames[index] : "log") + ": " + message;
     std::lock_guard lock(mutex_);
-    lines_.push_back(std::string(index < 5 ? kNames[index] : "log") + ": " + message);
+    if (sink_) sink_(line);
+    lines_.push_back(std::move(line));
   } catch (...) {
     // Dropping a log line is better than letting an exception reach the plugin.
   }
@@ -24,6 +26,11 @@ void CapturingLogger::log(Severity severity, const char* message) noexcept {
 std::vector<std::string> CapturingLogger::take() {
   std::lock_guard lock(mutex_);
   return std::exchange(lines_, {});
+}
+
+void CapturingLogger::forward_to(std::function<void(const std::string&)> sink) {
+  std::lock_guard lock(mutex_);
+  sink_ = std::move(sink);
 }
 
 PluginLibrary::PluginLibrary(const std::string& path, CapturingLogger& logger) : path_(path) {
