@@ -2,6 +2,7 @@
 // own plugin, for `autoplugin check` to catch; "planted::correct" has none of them.
 #include <NvInferRuntime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -22,7 +23,16 @@ enum class Bug {
   AbortsInShapes,
   HangsInConfigure,
   ExitsInWorkspace,
+  WorkspaceFromDims,
+  WorkspaceForOpt,
+  WorkspaceShrinks,
 };
+
+int64_t volume(const Dims& dims) {
+  int64_t n = 1;
+  for (int32_t i = 0; i < dims.nbDims; ++i) n *= dims.d[i];
+  return n;
+}
 
 ILoggerFinder* g_logger_finder = nullptr;
 
@@ -111,13 +121,22 @@ class Plugin final : public IPluginV3,
     }
     return 0;
   }
-  size_t getWorkspaceSize(const DynamicPluginTensorDesc*, int32_t, const DynamicPluginTensorDesc*,
-                          int32_t) const noexcept override {
-    if (bug_ == Bug::ExitsInWorkspace) {
-      log_error("planted: out of options, exiting");
-      std::exit(3);
+  size_t getWorkspaceSize(const DynamicPluginTensorDesc* in, int32_t,
+                          const DynamicPluginTensorDesc*, int32_t) const noexcept override {
+    // One float of scratch per input element, for any shape of the profile: sized from max.
+    switch (bug_) {
+      case Bug::ExitsInWorkspace:
+        log_error("planted: out of options, exiting");
+        std::exit(3);
+      case Bug::WorkspaceFromDims:  // the planted bug: desc.dims holds -1 for dynamic extents
+        return static_cast<size_t>(volume(in[0].desc.dims) * int64_t(sizeof(float)));
+      case Bug::WorkspaceForOpt:  // the planted bug: too small for shapes above opt
+        return static_cast<size_t>(volume(in[0].opt)) * sizeof(float);
+      case Bug::WorkspaceShrinks:  // the planted bug: less scratch for larger shapes
+        return 4096 / static_cast<size_t>(std::max<int64_t>(1, volume(in[0].max)));
+      default:
+        return static_cast<size_t>(volume(in[0].max)) * sizeof(float);
     }
-    return 0;
   }
 
   int32_t onShapeChange(const PluginTensorDesc*, int32_t, const PluginTensorDesc*,
@@ -178,6 +197,9 @@ Creator g_size_tensor_index(Bug::SizeTensorIndex, "size_tensor_index");
 Creator g_aborts_in_shapes(Bug::AbortsInShapes, "aborts_in_shapes");
 Creator g_hangs_in_configure(Bug::HangsInConfigure, "hangs_in_configure");
 Creator g_exits_in_workspace(Bug::ExitsInWorkspace, "exits_in_workspace");
+Creator g_workspace_from_dims(Bug::WorkspaceFromDims, "workspace_from_dims");
+Creator g_workspace_for_opt(Bug::WorkspaceForOpt, "workspace_for_opt");
+Creator g_workspace_shrinks(Bug::WorkspaceShrinks, "workspace_shrinks");
 IPluginCreatorInterface* g_creators[] = {&g_correct,
                                          &g_dangling,
                                          &g_peeking,
@@ -185,7 +207,10 @@ IPluginCreatorInterface* g_creators[] = {&g_correct,
                                          &g_size_tensor_index,
                                          &g_aborts_in_shapes,
                                          &g_hangs_in_configure,
-                                         &g_exits_in_workspace};
+                                         &g_exits_in_workspace,
+                                         &g_workspace_from_dims,
+                                         &g_workspace_for_opt,
+                                         &g_workspace_shrinks};
 
 }  // namespace
 

@@ -6,6 +6,11 @@
 #include <fstream>
 
 namespace autoplugin::check {
+
+std::string point_name(Point point) {
+  return point == Point::Min ? "min" : point == Point::Opt ? "opt" : "max";
+}
+
 namespace {
 
 std::vector<std::int64_t> extents(const nlohmann::json& value, const std::string& where) {

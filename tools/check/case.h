@@ -17,6 +17,10 @@ namespace autoplugin::check {
 // TensorRT's Dims hold at most 8 extents (and a shape input at most 8 values).
 inline constexpr std::size_t kMaxCaseRank = 8;
 
+// A point of an optimization profile.
+enum class Point { Min, Opt, Max };
+std::string point_name(Point point);
+
 struct InputSpec {
   DType dtype = DType::Float32;
   std::vector<std::int64_t> min, opt, max;  // the case runs at `opt`
@@ -24,6 +28,9 @@ struct InputSpec {
   double zero_fraction = 0.0;               // share of elements set to 0
   bool integers = false;                    // round values to integers
   std::vector<double> values;               // explicit values (row-major), instead of random
+  const std::vector<std::int64_t>& at(Point point) const {
+    return point == Point::Min ? min : point == Point::Opt ? opt : max;
+  }
 };
 
 struct CheckCase {

@@ -48,11 +48,10 @@ bool CaseRun::step(const std::string& name, const std::function<std::string()>& 
   return passed;
 }
 
-std::map<std::string, std::int64_t> CaseRun::bindings(int which) const {
+std::map<std::string, std::int64_t> CaseRun::bindings(Point point) const {
   std::map<std::string, std::int64_t> values;
   for (std::size_t k = 0; k < case_.inputs.size(); ++k) {
-    const InputSpec& in = case_.inputs[k];
-    const auto& dims = which == 0 ? in.min : which == 1 ? in.opt : in.max;
+    const auto& dims = case_.inputs[k].at(point);
     for (std::size_t i = 0; i < dims.size(); ++i) {
       values["in" + std::to_string(k) + "[" + std::to_string(i) + "]"] = dims[i];
     }
@@ -164,7 +163,7 @@ bool CaseRun::output_types_and_shapes() {
                dtype_text(output_types_[std::size_t(s.output)]);
       }
     }
-    const auto opt = bindings(1);
+    const auto opt = bindings(Point::Opt);
     std::map<std::int32_t, std::int64_t> uppers;
     for (const auto& s : exprs_.size_tensors()) uppers[s.output] = exprs_.evaluate(s.upper, opt);
     size_uppers_ = uppers;
@@ -201,24 +200,58 @@ bool CaseRun::output_types_and_shapes() {
   });
 }
 
-nvinfer1::PluginTensorDesc CaseRun::input_desc(std::size_t k) const {
-  return linear_desc(input_types_[k], case_.inputs[k].opt);
+nvinfer1::PluginTensorDesc CaseRun::input_desc(std::size_t k, Point point) const {
+  return linear_desc(input_types_[k], case_.inputs[k].at(point));
 }
 
-std::vector<nvinfer1::PluginTensorDesc> CaseRun::output_descs() const {
+std::vector<nvinfer1::PluginTensorDesc> CaseRun::output_descs(Point point) const {
   std::vector<nvinfer1::PluginTensorDesc> descs;
   for (int j = 0; j < nb_outputs_; ++j) {
-    descs.push_back(linear_desc(output_types_[std::size_t(j)], predicted_.at(std::size_t(j))));
+    const auto& e = output_exprs_[std::size_t(j)];
+    descs.push_back(linear_desc(output_types_[std::size_t(j)], extents(e, bindings(point))));
   }
   return descs;
 }
 
-std::vector<nvinfer1::PluginTensorDesc> CaseRun::case_descs() const {
-  std::vector<nvinfer1::PluginTensorDesc> descs;
-  for (int k = 0; k < nb_inputs_; ++k) descs.push_back(input_desc(std::size_t(k)));
-  const auto outputs = output_descs();
-  descs.insert(descs.end(), outputs.begin(), outputs.end());
+CaseRun::ProfileDescs CaseRun::profile_descs(std::optional<Point> fixed) const {
+  // min, opt, max extents of one tensor as a DynamicPluginTensorDesc: desc.dims -1 wherever the
+  // profile leaves an extent dynamic, as TensorRT's build phase passes it.
+  auto describe = [&](DataType type, const std::vector<std::int64_t>* at_point) {
+    nvinfer1::DynamicPluginTensorDesc d{};
+    std::vector<std::int64_t> dims = fixed ? at_point[int(*fixed)] : at_point[int(Point::Min)];
+    if (!fixed) {
+      for (std::size_t i = 0; i < dims.size(); ++i) {
+        if (at_point[int(Point::Max)][i] != dims[i]) dims[i] = -1;
+      }
+    }
+    d.desc = linear_desc(type, dims);
+    d.min = dims_of(fixed ? at_point[int(*fixed)] : at_point[int(Point::Min)]);
+    d.opt = dims_of(fixed ? at_point[int(*fixed)] : at_point[int(Point::Opt)]);
+    d.max = dims_of(fixed ? at_point[int(*fixed)] : at_point[int(Point::Max)]);
+    return d;
+  };
+  ProfileDescs descs;
+  for (int k = 0; k < nb_inputs_; ++k) {
+    const InputSpec& spec = case_.inputs[std::size_t(k)];
+    const std::vector<std::int64_t> at_point[] = {spec.min, spec.opt, spec.max};
+    descs.in.push_back(describe(input_types_[std::size_t(k)], at_point));
+  }
+  const std::map<std::string, std::int64_t> profile[] = {bindings(Point::Min), bindings(Point::Opt),
+                                                         bindings(Point::Max)};
+  for (int j = 0; j < nb_outputs_; ++j) {
+    const auto& e = output_exprs_[std::size_t(j)];
+    const std::vector<std::int64_t> at_point[] = {extents(e, profile[0]), extents(e, profile[1]),
+                                                  extents(e, profile[2])};
+    descs.out.push_back(describe(output_types_[std::size_t(j)], at_point));
+  }
   return descs;
+}
+
+bool CaseRun::dynamic_profile() const {
+  for (const InputSpec& spec : case_.inputs) {
+    if (spec.min != spec.max) return true;
+  }
+  return false;
 }
 
 std::vector<std::int64_t> CaseRun::extents(
@@ -236,36 +269,74 @@ std::vector<std::int64_t> CaseRun::extents(
 
 bool CaseRun::configure() {
   auto* build = build_of(*plugin_);
-  std::vector<nvinfer1::DynamicPluginTensorDesc> in(static_cast<std::size_t>(nb_inputs_));
-  std::vector<nvinfer1::DynamicPluginTensorDesc> out(static_cast<std::size_t>(nb_outputs_));
-  for (int k = 0; k < nb_inputs_; ++k) {
-    auto& d = in[std::size_t(k)];
-    d.desc = input_desc(std::size_t(k));
-    d.min = dims_of(case_.inputs[std::size_t(k)].min);
-    d.opt = dims_of(case_.inputs[std::size_t(k)].opt);
-    d.max = dims_of(case_.inputs[std::size_t(k)].max);
-  }
-  const auto descs = output_descs();
-  const std::map<std::string, std::int64_t> profile[] = {bindings(0), bindings(1), bindings(2)};
-  for (int j = 0; j < nb_outputs_; ++j) {
-    auto& d = out[std::size_t(j)];
-    d.desc = descs[std::size_t(j)];
-    const auto& e = output_exprs_[std::size_t(j)];
-    d.min = dims_of(extents(e, profile[0]));
-    d.opt = dims_of(extents(e, profile[1]));
-    d.max = dims_of(extents(e, profile[2]));
-  }
+  ProfileDescs profile = profile_descs(std::nullopt);
   const bool configured = step("configurePlugin (min/opt/max)", [&]() -> std::string {
-    return build->configurePlugin(in.data(), nb_inputs_, out.data(), nb_outputs_) == 0
+    return build->configurePlugin(profile.in.data(), nb_inputs_, profile.out.data(), nb_outputs_) ==
+                   0
                ? ""
                : "returned an error";
   });
   step("getWorkspaceSize", [&]() -> std::string {
-    workspace_ = build->getWorkspaceSize(in.data(), nb_inputs_, out.data(), nb_outputs_);
-    report_.info("workspace", std::to_string(workspace_) + " bytes");
-    return "";
+    workspace_ =
+        build->getWorkspaceSize(profile.in.data(), nb_inputs_, profile.out.data(), nb_outputs_);
+    if (!dynamic_profile()) {
+      report_.info("workspace", std::to_string(workspace_) + " bytes");
+      return workspace_problem(workspace_, {});
+    }
+    // A workspace serves every shape of the profile: ask again for profiles fixed at its min, opt
+    // and max shapes (TensorRT configures a plugin many times), then configure the real one again.
+    std::map<Point, std::size_t> fixed;
+    for (Point point : {Point::Min, Point::Opt, Point::Max}) {
+      ProfileDescs at = profile_descs(point);
+      if (build->configurePlugin(at.in.data(), nb_inputs_, at.out.data(), nb_outputs_) != 0) {
+        return "configurePlugin for a profile fixed at the " + point_name(point) +
+               " shapes returned an error";
+      }
+      fixed[point] = build->getWorkspaceSize(at.in.data(), nb_inputs_, at.out.data(), nb_outputs_);
+    }
+    if (build->configurePlugin(profile.in.data(), nb_inputs_, profile.out.data(), nb_outputs_) !=
+        0) {
+      return "configurePlugin for the case's profile returned an error the second time";
+    }
+    report_.info("workspace", std::to_string(workspace_) + " bytes (for profiles fixed at min " +
+                                  std::to_string(fixed[Point::Min]) + ", opt " +
+                                  std::to_string(fixed[Point::Opt]) + ", max " +
+                                  std::to_string(fixed[Point::Max]) + ")");
+    return workspace_problem(workspace_, fixed);
   });
   return configured;
+}
+
+std::string CaseRun::workspace_problem(std::size_t bytes,
+                                       const std::map<Point, std::size_t>& fixed) const {
+  constexpr std::size_t kAbsurd = std::size_t(1) << 40;
+  auto absurd = [&](std::size_t size, const std::string& what) -> std::string {
+    return std::to_string(size) + " bytes " + what +
+           " (1 TiB or more): absurd. A size computed from desc.dims? In the build phase "
+           "TensorRT passes -1 for every extent the profile leaves dynamic; size the workspace "
+           "from desc.max";
+  };
+  if (bytes >= kAbsurd) return absurd(bytes, "for the case's profile");
+  for (const auto& [point, size] : fixed) {
+    if (size >= kAbsurd)
+      return absurd(size, "for a profile fixed at the " + point_name(point) + " shapes");
+  }
+  if (fixed.empty()) return "";
+  const std::size_t at_min = fixed.at(Point::Min);
+  const std::size_t at_max = fixed.at(Point::Max);
+  if (at_max < at_min) {
+    return "the workspace shrinks as shapes grow: " + std::to_string(at_min) +
+           " bytes for a profile fixed at the min shapes, " + std::to_string(at_max) +
+           " bytes at the max shapes";
+  }
+  for (const auto& [point, size] : fixed) {
+    if (size > bytes) {
+      return std::to_string(bytes) + " bytes for the case's profile, but " + std::to_string(size) +
+             " bytes for a profile fixed at its " + point_name(point) +
+             " shapes: the workspace must serve every shape up to max (sized from opt?)";
+    }
+  }
+  return "";
 }
 
 void CaseRun::run() {

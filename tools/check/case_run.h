@@ -67,10 +67,20 @@ class CaseRun {
   void tactics_and_runs();
   void serialization();
 
-  nvinfer1::PluginTensorDesc input_desc(std::size_t k) const;
-  std::vector<nvinfer1::PluginTensorDesc> output_descs() const;
-  std::vector<nvinfer1::PluginTensorDesc> case_descs() const;     // inputs, then outputs
-  std::map<std::string, std::int64_t> bindings(int which) const;  // 0 min, 1 opt, 2 max
+  // Concrete descriptions at one point of the profile (as onShapeChange and enqueue get them).
+  nvinfer1::PluginTensorDesc input_desc(std::size_t k, Point point = Point::Opt) const;
+  std::vector<nvinfer1::PluginTensorDesc> output_descs(Point point = Point::Opt) const;
+  // What the build phase gets: the case's profile, desc.dims -1 where it is dynamic; or a
+  // profile fixed at one point.
+  struct ProfileDescs {
+    std::vector<nvinfer1::DynamicPluginTensorDesc> in, out;
+  };
+  ProfileDescs profile_descs(std::optional<Point> fixed) const;
+  bool dynamic_profile() const;
+  // A FAIL text for an absurd workspace, one that shrinks as shapes grow or one smaller than a
+  // profile fixed at one of its points asks for; "" when none.
+  std::string workspace_problem(std::size_t bytes, const std::map<Point, std::size_t>& fixed) const;
+  std::map<std::string, std::int64_t> bindings(Point point) const;
   // An output's extents for `bindings`, -1 where data-dependent.
   std::vector<std::int64_t> extents(const nvinfer1::DimsExprs& e,
                                     const std::map<std::string, std::int64_t>& bindings) const;

@@ -134,7 +134,7 @@ std::optional<std::vector<HostTensor>> CaseRun::execute(nvinfer1::IPluginV3& plu
       }
       counts[output] = count;
     }
-    const auto opt = bindings(1);
+    const auto opt = bindings(Point::Opt);
     for (int j = 0; j < nb_outputs_; ++j) {
       const auto& e = output_exprs_[std::size_t(j)];
       std::vector<std::int64_t> actual;

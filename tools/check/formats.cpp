@@ -23,9 +23,11 @@ void CaseRun::formats() {
                                     DataType::kINT8,  DataType::kINT32, DataType::kINT64};
   const std::vector<TensorFormat> layouts{TensorFormat::kLINEAR, TensorFormat::kHWC8,
                                           TensorFormat::kCHW4, TensorFormat::kCHW32};
-  const std::vector<nvinfer1::PluginTensorDesc> descs = case_descs();
-  std::vector<nvinfer1::DynamicPluginTensorDesc> io(static_cast<std::size_t>(n));
-  for (int p = 0; p < n; ++p) io[std::size_t(p)].desc = descs[std::size_t(p)];
+  // As in the build phase: desc.dims -1 where the profile is dynamic, min/opt/max filled in.
+  const ProfileDescs profile = profile_descs(std::nullopt);
+  std::vector<nvinfer1::DynamicPluginTensorDesc> descs = profile.in;
+  descs.insert(descs.end(), profile.out.begin(), profile.out.end());
+  std::vector<nvinfer1::DynamicPluginTensorDesc> io = descs;
   std::mt19937 rng(static_cast<std::uint32_t>(options_.seed));
   std::string violation;
   int accepted = 0;
@@ -71,7 +73,7 @@ void CaseRun::formats() {
                  std::to_string(accepted) + " accepted (" + std::to_string(questions) +
                      " questions" + (questions >= kMaxQuestions ? ", search capped" : "") + ")");
     // The combination this case runs: its input dtypes and the outputs' reported dtypes, LINEAR.
-    for (int p = 0; p < n; ++p) io[std::size_t(p)].desc = descs[std::size_t(p)];
+    io = descs;
     for (int p = 0; p < n; ++p) {
       if (!build->supportsFormatCombination(p, io.data(), nb_inputs_, nb_outputs_)) {
         return "the case's combination is rejected at position " + std::to_string(p) + " (" +
