@@ -26,6 +26,7 @@ enum class Bug {
   WorkspaceFromDims,
   WorkspaceForOpt,
   WorkspaceShrinks,
+  Peeking5dFormats,
 };
 
 int64_t volume(const Dims& dims) {
@@ -111,6 +112,10 @@ class Plugin final : public IPluginV3,
         io[pos].desc.type == DataType::kFLOAT && io[pos].desc.format == TensorFormat::kLINEAR;
     if (bug_ == Bug::PeekingFormats && pos == 0) {
       return linear_float && io[1].desc.type == DataType::kFLOAT;  // looks ahead: not allowed
+    }
+    if (bug_ == Bug::Peeking5dFormats && pos == 0 && io[0].desc.format == TensorFormat::kDHWC8 &&
+        io[0].desc.type == DataType::kHALF) {
+      return io[1].desc.type == DataType::kHALF;  // looks ahead, in a 5-D vectorized format only
     }
     return linear_float;
   }
@@ -200,6 +205,7 @@ Creator g_exits_in_workspace(Bug::ExitsInWorkspace, "exits_in_workspace");
 Creator g_workspace_from_dims(Bug::WorkspaceFromDims, "workspace_from_dims");
 Creator g_workspace_for_opt(Bug::WorkspaceForOpt, "workspace_for_opt");
 Creator g_workspace_shrinks(Bug::WorkspaceShrinks, "workspace_shrinks");
+Creator g_peeking_5d_formats(Bug::Peeking5dFormats, "peeking_5d_formats");
 IPluginCreatorInterface* g_creators[] = {&g_correct,
                                          &g_dangling,
                                          &g_peeking,
@@ -210,7 +216,8 @@ IPluginCreatorInterface* g_creators[] = {&g_correct,
                                          &g_exits_in_workspace,
                                          &g_workspace_from_dims,
                                          &g_workspace_for_opt,
-                                         &g_workspace_shrinks};
+                                         &g_workspace_shrinks,
+                                         &g_peeking_5d_formats};
 
 }  // namespace
 

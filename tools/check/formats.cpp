@@ -13,6 +13,27 @@ using nvinfer1::DataType;
 using nvinfer1::TensorFormat;
 using trt::build_of;
 
+namespace {
+
+// Every format TensorRT may offer a plugin's tensor of this rank (NvInferRuntime.h): LINEAR for
+// any rank, the vectorized formats from rank 3 (vector dimension third to last) or rank 4
+// (fourth to last). The DLA-only formats (kCHW16, kDLA_LINEAR, kDLA_HWC4) are left out: plugins
+// run on the GPU.
+std::vector<TensorFormat> formats_for_rank(int rank) {
+  std::vector<TensorFormat> formats{TensorFormat::kLINEAR};
+  if (rank >= 3) {
+    formats.insert(formats.end(), {TensorFormat::kCHW2, TensorFormat::kHWC8, TensorFormat::kCHW4,
+                                   TensorFormat::kCHW32, TensorFormat::kHWC, TensorFormat::kHWC16});
+  }
+  if (rank >= 4) {
+    formats.insert(formats.end(),
+                   {TensorFormat::kDHWC8, TensorFormat::kCDHW32, TensorFormat::kDHWC});
+  }
+  return formats;
+}
+
+}  // namespace
+
 // TensorRT asks position by position; the answer for `pos` may only depend on positions
 // 0..pos. Enumerates combinations in that order and, at each question, asks again with the later
 // positions changed: any different answer is a violation.
@@ -21,13 +42,13 @@ void CaseRun::formats() {
   const int n = nb_inputs_ + nb_outputs_;
   const std::vector<DataType> types{DataType::kFLOAT, DataType::kHALF,  DataType::kBF16,
                                     DataType::kINT8,  DataType::kINT32, DataType::kINT64};
-  const std::vector<TensorFormat> layouts{TensorFormat::kLINEAR, TensorFormat::kHWC8,
-                                          TensorFormat::kCHW4, TensorFormat::kCHW32};
   // As in the build phase: desc.dims -1 where the profile is dynamic, min/opt/max filled in.
   const ProfileDescs profile = profile_descs(std::nullopt);
   std::vector<nvinfer1::DynamicPluginTensorDesc> descs = profile.in;
   descs.insert(descs.end(), profile.out.begin(), profile.out.end());
   std::vector<nvinfer1::DynamicPluginTensorDesc> io = descs;
+  std::vector<std::vector<TensorFormat>> layouts;
+  for (const auto& d : descs) layouts.push_back(formats_for_rank(d.desc.dims.nbDims));
   std::mt19937 rng(static_cast<std::uint32_t>(options_.seed));
   std::string violation;
   int accepted = 0;
@@ -39,7 +60,7 @@ void CaseRun::formats() {
       return;
     }
     for (DataType t : types) {
-      for (TensorFormat f : layouts) {
+      for (TensorFormat f : layouts[std::size_t(pos)]) {
         if (questions >= kMaxQuestions || !violation.empty()) return;
         io[std::size_t(pos)].desc.type = t;
         io[std::size_t(pos)].desc.format = f;
@@ -47,10 +68,12 @@ void CaseRun::formats() {
         const bool answer =
             build->supportsFormatCombination(pos, io.data(), nb_inputs_, nb_outputs_);
         const auto saved = io;
-        for (int probe = 0; probe < 3 && pos + 1 < n; ++probe) {
+        // Every dtype at every later position at least once; formats at random.
+        for (std::size_t probe = 0; probe < types.size() && pos + 1 < n; ++probe) {
           for (int later = pos + 1; later < n; ++later) {
-            io[std::size_t(later)].desc.type = types[rng() % types.size()];
-            io[std::size_t(later)].desc.format = layouts[rng() % layouts.size()];
+            io[std::size_t(later)].desc.type = types[(probe + std::size_t(later)) % types.size()];
+            const auto& choices = layouts[std::size_t(later)];
+            io[std::size_t(later)].desc.format = choices[rng() % choices.size()];
           }
           if (build->supportsFormatCombination(pos, io.data(), nb_inputs_, nb_outputs_) != answer) {
             violation = "supportsFormatCombination(pos=" + std::to_string(pos) + ") answered " +
