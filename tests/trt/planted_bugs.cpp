@@ -1,6 +1,7 @@
 // A hand-written IPluginV3 library (no autoplugin code) with bugs planted on purpose, each in its
 // own plugin, for `autoplugin check` to catch; "planted::correct" has none of them.
 #include <NvInferRuntime.h>
+#include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <chrono>
@@ -27,6 +28,7 @@ enum class Bug {
   WorkspaceForOpt,
   WorkspaceShrinks,
   Peeking5dFormats,
+  DeviceQuery,
 };
 
 int64_t volume(const Dims& dims) {
@@ -180,6 +182,17 @@ class Creator final : public IPluginCreatorV3One {
         std::memcpy(&alpha, f.data, sizeof alpha);
       }
     }
+    if (bug_ == Bug::DeviceQuery) {
+      // The planted habit: a device query where the plugin is made (fine on a GPU machine; where
+      // there is none, creation fails).
+      cudaDeviceProp properties{};
+      const cudaError_t error = cudaGetDeviceProperties(&properties, 0);
+      if (error != cudaSuccess) {
+        log_error(std::string("planted: cudaGetDeviceProperties failed: ") +
+                  cudaGetErrorString(error));
+        return nullptr;
+      }
+    }
     return new Plugin(bug_, name_, alpha);
   }
   const PluginFieldCollection* getFieldNames() noexcept override { return &names_; }
@@ -206,6 +219,7 @@ Creator g_workspace_from_dims(Bug::WorkspaceFromDims, "workspace_from_dims");
 Creator g_workspace_for_opt(Bug::WorkspaceForOpt, "workspace_for_opt");
 Creator g_workspace_shrinks(Bug::WorkspaceShrinks, "workspace_shrinks");
 Creator g_peeking_5d_formats(Bug::Peeking5dFormats, "peeking_5d_formats");
+Creator g_device_query(Bug::DeviceQuery, "device_query");
 IPluginCreatorInterface* g_creators[] = {&g_correct,
                                          &g_dangling,
                                          &g_peeking,
@@ -217,7 +231,8 @@ IPluginCreatorInterface* g_creators[] = {&g_correct,
                                          &g_workspace_from_dims,
                                          &g_workspace_for_opt,
                                          &g_workspace_shrinks,
-                                         &g_peeking_5d_formats};
+                                         &g_peeking_5d_formats,
+                                         &g_device_query};
 
 }  // namespace
 

@@ -30,6 +30,7 @@ struct Options {
   std::string reference;
   std::string reference_op;  // another op of the library whose outputs are the reference
   bool cpu_only = false;
+  bool no_gpu_here = false;           // this machine has no usable GPU (not merely --cpu)
   std::chrono::seconds timeout{300};  // per case
   bool json = false;
   std::uint64_t seed = 1;

@@ -134,6 +134,13 @@ void run_case(const Options& options, const CheckCase& c, PluginLibrary& library
     report.begin_case(c.name);
   }
   if (run.finished) return;
+  if (options.no_gpu_here && mentions_cuda(run.log_since_result)) {
+    std::string text = "needs a GPU: the plugin ended the process (" + run.termination + ") in " +
+                       run.last_step + " after a CUDA error, and this machine has none";
+    for (const auto& line : run.log_since_result) text += "\nplugin log: " + line;
+    report.skip(run.last_step.empty() ? "the case" : run.last_step, text);
+    return;
+  }
   const std::string method = run.last_step.empty() ? "the case" : run.last_step;
   std::string text;
   std::string step = method;
@@ -164,12 +171,11 @@ int check_main(const std::vector<std::string_view>& args) {
   Report report;
   CapturingLogger logger;
   // Asked in a child process: CUDA, once initialized, does not survive the fork of a case.
-  std::optional<std::string> no_gpu;
+  std::optional<std::string> no_gpu = probe_gpu(report);
+  options.no_gpu_here = no_gpu.has_value();
   if (options.cpu_only) {
     no_gpu = "--cpu given";
     report.header["gpu"] = "none (--cpu given): everything but enqueue is checked";
-  } else {
-    no_gpu = probe_gpu(report);
   }
   report.header["library"] = options.library;
   report.header["op"] = options.op + (options.version.empty() ? "" : " v" + options.version);

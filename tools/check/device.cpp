@@ -2,6 +2,7 @@
 
 #include <autoplugin/error.h>
 
+#include <cctype>
 #include <utility>
 
 namespace autoplugin::check {
@@ -27,6 +28,17 @@ std::string gpu_name() {
   cudaDeviceProp properties{};
   if (cudaGetDeviceProperties(&properties, 0) != cudaSuccess) return "unknown GPU";
   return properties.name;
+}
+
+bool mentions_cuda(const std::vector<std::string>& log_lines) {
+  for (const std::string& line : log_lines) {
+    std::string lower;
+    for (char c : line) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower.find("cuda") != std::string::npos || lower.find("gpu") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
 }
 
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {

@@ -7,12 +7,15 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace autoplugin::check {
 
 // Why kernels cannot run here, or nothing when a GPU is usable.
 std::optional<std::string> gpu_unavailable();
 std::string gpu_name();
+// Whether plugin log lines report a CUDA error (they mention CUDA or a GPU).
+bool mentions_cuda(const std::vector<std::string>& log_lines);
 
 class DeviceBuffer {
  public:
