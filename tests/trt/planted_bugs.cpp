@@ -29,6 +29,7 @@ enum class Bug {
   WorkspaceShrinks,
   Peeking5dFormats,
   DeviceQuery,
+  StringByLength,
 };
 
 int64_t volume(const Dims& dims) {
@@ -170,17 +171,30 @@ class Creator final : public IPluginCreatorV3One {
  public:
   Creator(Bug bug, const char* name) : bug_(bug), name_(name) {
     field_names_.emplace_back("alpha", nullptr, PluginFieldType::kFLOAT32, 1);
-    names_ = {1, field_names_.data()};
+    field_names_.emplace_back("mode", nullptr, PluginFieldType::kCHAR, 0);
+    names_ = {2, field_names_.data()};
   }
   IPluginV3* createPlugin(const char*, const PluginFieldCollection* fc,
                           TensorRTPhase) noexcept override {
     float alpha = 1.0f;
+    std::string mode = "linear";
     for (int i = 0; fc != nullptr && i < fc->nbFields; ++i) {
       const PluginField& f = fc->fields[i];
       if (std::strcmp(f.name, "alpha") == 0 && f.type == PluginFieldType::kFLOAT32 &&
           f.length == 1) {
         std::memcpy(&alpha, f.data, sizeof alpha);
       }
+      if (std::strcmp(f.name, "mode") == 0 && f.type == PluginFieldType::kCHAR) {
+        const char* text = static_cast<const char*>(f.data);
+        const auto length = static_cast<size_t>(f.length);
+        // The planted bug reads the string with its length, so a counted NUL becomes part of it.
+        mode = bug_ == Bug::StringByLength ? std::string(text, length)
+                                           : std::string(text, strnlen(text, length));
+      }
+    }
+    if (mode != "linear") {
+      log_error("planted: unknown mode '" + mode + "' (expected 'linear')");
+      return nullptr;
     }
     if (bug_ == Bug::DeviceQuery) {
       // The planted habit: a device query where the plugin is made (fine on a GPU machine; where
@@ -220,6 +234,7 @@ Creator g_workspace_for_opt(Bug::WorkspaceForOpt, "workspace_for_opt");
 Creator g_workspace_shrinks(Bug::WorkspaceShrinks, "workspace_shrinks");
 Creator g_peeking_5d_formats(Bug::Peeking5dFormats, "peeking_5d_formats");
 Creator g_device_query(Bug::DeviceQuery, "device_query");
+Creator g_string_by_length(Bug::StringByLength, "string_by_length");
 IPluginCreatorInterface* g_creators[] = {&g_correct,
                                          &g_dangling,
                                          &g_peeking,
@@ -232,7 +247,8 @@ IPluginCreatorInterface* g_creators[] = {&g_correct,
                                          &g_workspace_for_opt,
                                          &g_workspace_shrinks,
                                          &g_peeking_5d_formats,
-                                         &g_device_query};
+                                         &g_device_query,
+                                         &g_string_by_length};
 
 }  // namespace
 

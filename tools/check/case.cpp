@@ -116,6 +116,12 @@ CheckFile parse_check_file(const nlohmann::json& json, const std::string& origin
       }
       if (c.contains("atol")) parsed.atol = c["atol"].get<double>();
       if (c.contains("rtol")) parsed.rtol = c["rtol"].get<double>();
+      if (c.contains("strings_count_nul")) {
+        if (!c["strings_count_nul"].is_boolean()) {
+          throw Error(where + ".strings_count_nul: expected true or false");
+        }
+        parsed.strings_count_nul = c["strings_count_nul"].get<bool>();
+      }
       file.cases.push_back(std::move(parsed));
       ++index;
     }

@@ -40,6 +40,9 @@ struct CheckCase {
   nlohmann::json attributes = nlohmann::json::object();
   std::vector<std::vector<std::int64_t>> expect_shapes;  // optional, per output
   std::optional<double> atol, rtol;
+  // Whether a string attribute's CHAR length counts its trailing NUL: TensorRT's ONNX parser's
+  // form (the default); other producers do not count it.
+  bool strings_count_nul = true;
 };
 
 struct CheckFile {

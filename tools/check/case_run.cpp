@@ -73,11 +73,31 @@ std::map<std::string, std::int64_t> CaseRun::bindings(Point point) const {
 bool CaseRun::create_build_plugin() {
   return step("createPlugin(kBUILD)", [&]() -> std::string {
     creator_ = &library_.find(options_.op, options_.version);
-    Fields fields = make_fields(*creator_, case_.attributes, report_);
+    Fields fields = make_fields(*creator_, case_.attributes, case_.strings_count_nul, report_);
     plugin_.reset(
         creator_->createPlugin("check", fields.collection(), nvinfer1::TensorRTPhase::kBUILD));
-    return plugin_ ? "" : "the creator returned no plugin";
+    if (plugin_) return "";
+    return "the creator returned no plugin" + string_form_hint();
   });
+}
+
+// After a failed createPlugin: which form the case's strings were sent in, and the other one.
+std::string CaseRun::string_form_hint() const {
+  std::string names;
+  for (const auto& [name, value] : case_.attributes.items()) {
+    if (value.is_string()) names += (names.empty() ? "'" : ", '") + name + "'";
+  }
+  if (names.empty()) return "";
+  if (case_.strings_count_nul) {
+    return ". The string attributes (" + names +
+           ") were sent as TensorRT's ONNX parser sends them: CHAR fields whose length counts "
+           "the trailing NUL. A plugin that reads std::string(data, length) keeps that NUL; "
+           "read up to the first NUL instead. Other producers do not count it: to check that "
+           "form, set \"strings_count_nul\": false in the case (--strings-without-nul)";
+  }
+  return ". The string attributes (" + names +
+         ") were sent with lengths that do not count the trailing NUL; TensorRT's ONNX parser "
+         "counts it: to check that form, leave out \"strings_count_nul\": false";
 }
 
 bool CaseRun::check_capabilities() {

@@ -61,6 +61,7 @@ class CaseRun {
   void fail(std::size_t at, const std::string& name, const std::string& detail);
 
   bool create_build_plugin();
+  std::string string_form_hint() const;
   bool check_capabilities();
   bool output_types_and_shapes();
   void formats();

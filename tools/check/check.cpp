@@ -25,10 +25,12 @@ void check_usage(std::ostream& out) {
          "         (--case FILE.json | --input DTYPE:SHAPE... [--attr NAME=VALUE]...\n"
          "          [--shape-input V,V,...]... [--expect-shape AxB]...)\n"
          "         [--reference COMMAND | --reference-op NS::NAME] [--seed N] [--timeout SECONDS]\n"
-         "         [--cpu] [--json]\n"
+         "         [--strings-without-nul] [--cpu] [--json]\n"
          "  SHAPE is like 2x3x8; a dimension may be a range MIN..MAX (run at MAX).\n"
          "  COMMAND gets a folder with case.json and input<k>.npy, and writes output<j>.npy.\n"
          "  --reference-op compares with another op of the same library on the same inputs.\n"
+         "  String attributes go as TensorRT's ONNX parser sends them, the length counting the\n"
+         "  trailing NUL; --strings-without-nul (or \"strings_count_nul\": false) leaves it out.\n"
          "  Each case runs in its own process: a plugin that crashes, exits or hangs (longer\n"
          "  than --timeout, default 300 s per case) fails its case; the other cases still run.\n";
 }
@@ -38,6 +40,7 @@ Options parse_check_args(const std::vector<std::string_view>& args) {
   CheckCase flags_case;
   flags_case.name = "command line";
   std::string case_file;
+  bool strings_without_nul = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view a = args[i];
     auto value = [&]() -> std::string_view {
@@ -65,6 +68,8 @@ Options parse_check_args(const std::vector<std::string_view>& args) {
       options.reference_op = value();
     } else if (a == "--seed") {
       options.seed = std::stoull(std::string(value()));
+    } else if (a == "--strings-without-nul") {
+      strings_without_nul = true;
     } else if (a == "--timeout") {
       const std::string text(value());
       const long seconds = std::strtol(text.c_str(), nullptr, 10);
@@ -91,6 +96,9 @@ Options parse_check_args(const std::vector<std::string_view>& args) {
     options.cases = std::move(file.cases);
   }
   if (!flags_case.inputs.empty()) options.cases.push_back(std::move(flags_case));
+  if (strings_without_nul) {
+    for (CheckCase& c : options.cases) c.strings_count_nul = false;
+  }
   if (options.op.empty()) throw Error("no op given (--op, or \"op\" in the case file)");
   if (options.cases.empty()) throw Error("no case given (--case FILE or --input ...)");
   return options;

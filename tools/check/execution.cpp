@@ -244,7 +244,7 @@ void CaseRun::serialization() {
   // A clone's fields must not point into the plugin it was cloned from (a field list built in
   // the constructor and copied by clone() does): destroy the source, then read them again.
   step("fields of a clone outlive its source", [&]() -> std::string {
-    Fields fields = make_fields(*creator_, case_.attributes, report_);
+    Fields fields = make_fields(*creator_, case_.attributes, case_.strings_count_nul, report_);
     PluginPtr source(
         creator_->createPlugin("check", fields.collection(), nvinfer1::TensorRTPhase::kBUILD));
     if (!source) return "could not create the source plugin";

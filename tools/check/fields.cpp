@@ -141,7 +141,7 @@ void append_number(std::vector<std::byte>& bytes, PluginFieldType type, const nl
 }  // namespace
 
 Fields make_fields(nvinfer1::IPluginCreatorV3One& creator, const nlohmann::json& attributes,
-                   Report& report) {
+                   bool strings_count_nul, Report& report) {
   std::map<std::string, PluginFieldType> listed;
   if (const auto* names = creator.getFieldNames()) {
     for (int i = 0; i < names->nbFields; ++i) {
@@ -167,8 +167,9 @@ Fields make_fields(nvinfer1::IPluginCreatorV3One& creator, const nlohmann::json&
     std::int32_t length = 0;
     if (value.is_string()) {
       for (char c : value.get<std::string>()) bytes.push_back(static_cast<std::byte>(c));
+      // The NUL is always in memory; whether the length counts it is the producer's choice.
       bytes.push_back(std::byte{0});
-      length = static_cast<std::int32_t>(bytes.size());
+      length = static_cast<std::int32_t>(bytes.size()) - (strings_count_nul ? 0 : 1);
       type = PluginFieldType::kCHAR;
     } else if (value.is_null()) {
       length = 0;

@@ -55,8 +55,10 @@ void read_checked(void* destination, const void* source, std::size_t bytes,
                   const std::string& what);
 
 // Encodes the case's attributes with the field types the creator lists (as TensorRT's ONNX
-// parser does from ONNX types); unlisted attributes get the types the parser would send.
+// parser does from ONNX types); unlisted attributes get the types the parser would send. A
+// string's CHAR length counts its trailing NUL when `strings_count_nul` (as the ONNX parser
+// sends it) or not (as other producers do).
 Fields make_fields(nvinfer1::IPluginCreatorV3One& creator, const nlohmann::json& attributes,
-                   Report& report);
+                   bool strings_count_nul, Report& report);
 
 }  // namespace autoplugin::check

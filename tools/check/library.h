@@ -54,6 +54,10 @@ class PluginLibrary {
   std::vector<nvinfer1::IPluginCreatorInterface*> creators_;
 };
 
+// A log message as text, with any continuation after an embedded NUL shown as "\0" (see
+// library.cpp).
+std::string visible_message(const char* message);
+
 // "ns::name" of a creator, or "name" without a namespace.
 std::string qualified_name(const nvinfer1::IPluginCreatorV3One& creator);
 bool is_v3_creator(nvinfer1::IPluginCreatorInterface& creator);
