@@ -30,6 +30,7 @@ enum class Bug {
   Peeking5dFormats,
   DeviceQuery,
   StringByLength,
+  WritesPastOutput,
 };
 
 int64_t volume(const Dims& dims) {
@@ -122,8 +123,9 @@ class Plugin final : public IPluginV3,
     }
     return linear_float;
   }
-  int32_t configurePlugin(const DynamicPluginTensorDesc*, int32_t, const DynamicPluginTensorDesc*,
-                          int32_t) noexcept override {
+  int32_t configurePlugin(const DynamicPluginTensorDesc* in, int32_t,
+                          const DynamicPluginTensorDesc*, int32_t) noexcept override {
+    max_rows_ = in[0].max.nbDims > 0 ? in[0].max.d[0] : 0;
     while (bug_ == Bug::HangsInConfigure) {
       std::this_thread::sleep_for(std::chrono::seconds(1));  // waits for something that never comes
     }
@@ -151,8 +153,21 @@ class Plugin final : public IPluginV3,
                         int32_t) noexcept override {
     return 0;
   }
-  int32_t enqueue(const PluginTensorDesc*, const PluginTensorDesc*, const void* const*,
-                  void* const*, void*, cudaStream_t) noexcept override {
+  // Writes as a kernel would: the whole output, and one float of scratch per input element.
+  int32_t enqueue(const PluginTensorDesc* in, const PluginTensorDesc* out, const void* const*,
+                  void* const* outputs, void* workspace, cudaStream_t stream) noexcept override {
+    if (bug_ == Bug::SizeTensorIndex) return 0;
+    int64_t elements = volume(out[0].dims);
+    if (bug_ == Bug::WritesPastOutput && in[0].dims.nbDims > 0 && in[0].dims.d[0] == max_rows_) {
+      ++elements;  // the planted bug: one element too many, at the max shape only
+    }
+    const auto scratch = static_cast<size_t>(volume(in[0].dims)) * sizeof(float);
+    if (cudaMemsetAsync(outputs[0], 0, static_cast<size_t>(elements) * sizeof(float), stream) !=
+            cudaSuccess ||
+        (scratch != 0 && cudaMemsetAsync(workspace, 0, scratch, stream) != cudaSuccess)) {
+      log_error("planted: cudaMemsetAsync failed");
+      return 1;
+    }
     return 0;
   }
   IPluginV3* attachToContext(IPluginResourceContext*) noexcept override { return clone(); }
@@ -163,6 +178,7 @@ class Plugin final : public IPluginV3,
   Bug bug_;
   std::string name_;
   float alpha_;
+  int64_t max_rows_ = 0;  // of the profile last configured
   std::vector<PluginField> fields_;
   PluginFieldCollection collection_{};
 };
@@ -235,6 +251,7 @@ Creator g_workspace_shrinks(Bug::WorkspaceShrinks, "workspace_shrinks");
 Creator g_peeking_5d_formats(Bug::Peeking5dFormats, "peeking_5d_formats");
 Creator g_device_query(Bug::DeviceQuery, "device_query");
 Creator g_string_by_length(Bug::StringByLength, "string_by_length");
+Creator g_writes_past_output(Bug::WritesPastOutput, "writes_past_output");
 IPluginCreatorInterface* g_creators[] = {&g_correct,
                                          &g_dangling,
                                          &g_peeking,
@@ -248,7 +265,8 @@ IPluginCreatorInterface* g_creators[] = {&g_correct,
                                          &g_workspace_shrinks,
                                          &g_peeking_5d_formats,
                                          &g_device_query,
-                                         &g_string_by_length};
+                                         &g_string_by_length,
+                                         &g_writes_past_output};
 
 }  // namespace
 

@@ -87,7 +87,7 @@ class CaseRun {
   std::vector<std::int64_t> extents(const nvinfer1::DimsExprs& e,
                                     const std::map<std::string, std::int64_t>& bindings) const;
   std::optional<std::vector<HostTensor>> execute(nvinfer1::IPluginV3& plugin,
-                                                 const std::string& label);
+                                                 const std::string& label, Point point);
   std::optional<std::vector<HostTensor>> reference_outputs();
 
   const Options& options_;
@@ -106,7 +106,6 @@ class CaseRun {
   trt::RecordingExprBuilder exprs_;
   std::vector<nvinfer1::DimsExprs> output_exprs_;
   std::vector<std::vector<std::int64_t>> predicted_;  // at opt; -1 where data-dependent
-  std::vector<std::vector<std::int64_t>> allocated_;  // at opt; upper bounds where data-dependent
   std::map<std::int32_t, std::int64_t> size_uppers_;  // output index -> upper bound at opt
   std::vector<std::int32_t> tactics_{0};
   std::size_t workspace_ = 0;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -77,14 +78,16 @@ std::optional<std::vector<HostTensor>> CaseRun::reference_outputs() {
   return outputs;
 }
 
-// onShapeChange then enqueue on the GPU with the case's inputs; returns the outputs, cut to their
-// actual extents where data-dependent.
+// onShapeChange then enqueue on the GPU at one point of the profile (at opt with the case's
+// inputs, elsewhere with seeded random ones), with exactly the workspace the plugin asked for and
+// guard bytes after every output and the workspace; returns the outputs, cut to their actual
+// extents where data-dependent.
 std::optional<std::vector<HostTensor>> CaseRun::execute(nvinfer1::IPluginV3& plugin,
-                                                        const std::string& label) {
+                                                        const std::string& label, Point point) {
   auto* runtime = runtime_of(plugin);
-  const auto out_descs = output_descs();
+  const auto out_descs = output_descs(point);
   std::vector<nvinfer1::PluginTensorDesc> in_descs;
-  for (int k = 0; k < nb_inputs_; ++k) in_descs.push_back(input_desc(std::size_t(k)));
+  for (int k = 0; k < nb_inputs_; ++k) in_descs.push_back(input_desc(std::size_t(k), point));
   if (!step(label + ": onShapeChange", [&]() -> std::string {
         return runtime->onShapeChange(in_descs.data(), nb_inputs_, out_descs.data(), nb_outputs_) ==
                        0
@@ -94,51 +97,86 @@ std::optional<std::vector<HostTensor>> CaseRun::execute(nvinfer1::IPluginV3& plu
     return std::nullopt;
   }
   if (!gpu_) return std::nullopt;
+  const auto at_point = bindings(point);
+  std::map<std::int32_t, std::int64_t> uppers;
+  for (const auto& s : exprs_.size_tensors()) {
+    uppers[s.output] = exprs_.evaluate(s.upper, at_point);
+  }
+  std::vector<HostTensor> point_inputs;
+  if (point == Point::Opt) {
+    point_inputs = inputs_;
+  } else {
+    std::mt19937_64 rng(options_.seed + static_cast<std::uint64_t>(point));
+    for (InputSpec spec : case_.inputs) {
+      spec.opt = spec.at(point);
+      spec.values.clear();  // explicit values are for the opt shape
+      point_inputs.push_back(random_tensor(spec, rng));
+    }
+  }
+  const std::string where = point == Point::Opt ? "" : " at the " + point_name(point) + " shapes";
   std::optional<std::vector<HostTensor>> result;
   step(label + ": enqueue", [&]() -> std::string {
     Stream stream;
     std::vector<DeviceBuffer> inputs, outputs;
     std::vector<const void*> input_ptrs;
     std::vector<void*> output_ptrs;
-    for (const HostTensor& t : inputs_) {
+    for (const HostTensor& t : point_inputs) {
       inputs.emplace_back(t.bytes.size());
       inputs.back().upload(t.bytes.data(), t.bytes.size());
       input_ptrs.push_back(inputs.back().data());
     }
     std::vector<HostTensor> host;
     for (int j = 0; j < nb_outputs_; ++j) {
-      host.push_back(
-          make_tensor(*trt::from_trt(output_types_[std::size_t(j)]), allocated_[std::size_t(j)]));
-      outputs.emplace_back(host.back().bytes.size());
+      const auto& e = output_exprs_[std::size_t(j)];
+      std::vector<std::int64_t> allocated;
+      for (int i = 0; i < e.nbDims; ++i) {
+        allocated.push_back(exprs_.evaluate(e.d[i], at_point, uppers));
+      }
+      host.push_back(make_tensor(*trt::from_trt(output_types_[std::size_t(j)]), allocated));
+      outputs.emplace_back(host.back().bytes.size(), kGuardBytes);
       outputs.back().poison();
       output_ptrs.push_back(outputs.back().data());
     }
-    DeviceBuffer workspace(workspace_);
+    DeviceBuffer workspace(workspace_, kGuardBytes);
     if (runtime->enqueue(in_descs.data(), out_descs.data(), input_ptrs.data(), output_ptrs.data(),
                          workspace.data(), stream.get()) != 0) {
       return "returned an error";
     }
     stream.synchronize("after enqueue");
     for (int j = 0; j < nb_outputs_; ++j) {
+      const HostTensor& t = host[std::size_t(j)];
+      if (const auto at = outputs[std::size_t(j)].guard_overwritten()) {
+        return "wrote past the end of output " + std::to_string(j) + " (" +
+               std::to_string(t.bytes.size()) + " bytes for " + shape_text(t.shape) + where +
+               "): guard byte " + std::to_string(*at) + " after it changed";
+      }
+    }
+    if (const auto at = workspace.guard_overwritten()) {
+      return "wrote past the end of the workspace (" + std::to_string(workspace_) +
+             " bytes, as getWorkspaceSize asked for the profile" + where + "): guard byte " +
+             std::to_string(*at) + " after it changed";
+    }
+    for (int j = 0; j < nb_outputs_; ++j) {
       outputs[std::size_t(j)].download(host[std::size_t(j)].bytes.data(),
                                        host[std::size_t(j)].bytes.size());
     }
     // Size tensors: within their upper bound; they give the actual extents.
     std::map<std::int32_t, std::int64_t> counts;
-    for (const auto& [output, upper] : size_uppers_) {
+    for (const auto& [output, upper] : uppers) {
       const HostTensor& t = host.at(std::size_t(output));
       const auto count = static_cast<std::int64_t>(t.at(0));
       if (count < 0 || count > upper) {
         return "size tensor output " + std::to_string(output) + " holds " + std::to_string(count) +
-               ", outside 0.." + std::to_string(upper);
+               ", outside 0.." + std::to_string(upper) + where;
       }
       counts[output] = count;
     }
-    const auto opt = bindings(Point::Opt);
     for (int j = 0; j < nb_outputs_; ++j) {
       const auto& e = output_exprs_[std::size_t(j)];
       std::vector<std::int64_t> actual;
-      for (int i = 0; i < e.nbDims; ++i) actual.push_back(exprs_.evaluate(e.d[i], opt, counts));
+      for (int i = 0; i < e.nbDims; ++i) {
+        actual.push_back(exprs_.evaluate(e.d[i], at_point, counts));
+      }
       HostTensor& t = host[std::size_t(j)];
       if (actual != t.shape) {
         // Data-dependent: the rows beyond the actual count are not part of the result.
@@ -210,7 +248,13 @@ void CaseRun::tactics_and_runs() {
         })) {
       continue;
     }
-    auto outputs = execute(*clone, label);
+    auto outputs = execute(*clone, label, Point::Opt);
+    // The whole profile: also at its min and max shapes, where they differ from opt.
+    for (Point point : {Point::Min, Point::Max}) {
+      bool differs = false;
+      for (const InputSpec& spec : case_.inputs) differs = differs || spec.at(point) != spec.opt;
+      if (differs) execute(*clone, label + ", " + point_name(point) + " shapes", point);
+    }
     if (!outputs) continue;
     if (tactic == tactics_.front()) first_outputs_ = outputs;
     if (!expected) continue;
@@ -300,7 +344,7 @@ void CaseRun::serialization() {
       })) {
     return;
   }
-  auto outputs = execute(*attached, "deserialized");
+  auto outputs = execute(*attached, "deserialized", Point::Opt);
   if (outputs && first_outputs_) {
     step("deserialized outputs bitwise equal", [&]() -> std::string {
       for (int j = 0; j < nb_outputs_; ++j) {
