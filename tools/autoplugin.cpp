@@ -26,7 +26,7 @@ void print_usage(std::ostream& out) {
          "                         outputs, fields, dtype table, output shapes and the builder\n"
          "                         calls they take\n"
          "  list                   one line per op\n"
-         "  inspect LIB.so         list a plugin library's creators and their fields\n"
+         "  inspect LIB.so         list a plugin library's creators and their fields (--json)\n"
          "  check LIB.so --op OP   drive OP through TensorRT's plugin lifecycle: build phase on\n"
          "                         the CPU, kernels on a GPU against a reference (check --help)\n"
          "\n"

@@ -165,9 +165,26 @@ void run_case(const Options& options, const CheckCase& c, PluginLibrary& library
   report.fail(step, text);
 }
 
+bool asks_for_help(const std::vector<std::string_view>& args) {
+  for (std::string_view a : args) {
+    if (a == "--help" || a == "-h") return true;
+  }
+  return false;
+}
+
+void inspect_usage(std::ostream& out) {
+  out << "usage: autoplugin inspect LIB.so [--json]\n"
+         "  Lists the library's plugin creators with their fields (--json: as JSON). Exits\n"
+         "  non-zero when the library cannot be loaded, has no creators or logs an error.\n";
+}
+
 }  // namespace
 
 int check_main(const std::vector<std::string_view>& args) {
+  if (asks_for_help(args)) {
+    check_usage(std::cout);
+    return kOk;
+  }
   Options options;
   try {
     options = parse_check_args(args);
@@ -205,14 +222,31 @@ int check_main(const std::vector<std::string_view>& args) {
 }
 
 int inspect_main(const std::vector<std::string_view>& args) {
-  if (args.empty() || args[0].starts_with("--")) {
-    std::cerr << "usage: autoplugin inspect LIB.so [--json]\n";
+  if (asks_for_help(args)) {
+    inspect_usage(std::cout);
+    return kOk;
+  }
+  std::string path;
+  bool json = false;
+  for (std::string_view a : args) {
+    if (a == "--json") {
+      json = true;
+    } else if (!a.starts_with("-") && path.empty()) {
+      path = a;
+    } else {
+      std::cerr << "autoplugin inspect: unexpected argument '" << a << "'\n";
+      inspect_usage(std::cerr);
+      return kUsage;
+    }
+  }
+  if (path.empty()) {
+    std::cerr << "autoplugin inspect: no plugin library given\n";
+    inspect_usage(std::cerr);
     return kUsage;
   }
-  const bool json = args.size() > 1 && args[1] == "--json";
   CapturingLogger logger;
   try {
-    PluginLibrary library{std::string(args[0]), logger};
+    PluginLibrary library{path, logger};
     nlohmann::json result{{"library", library.path()},
                           {"setLoggerFinder", library.has_logger_finder()}};
     result["creators"] = nlohmann::json::array();
@@ -235,9 +269,17 @@ int inspect_main(const std::vector<std::string_view>& args) {
       }
       result["creators"].push_back(entry);
     }
+    // A library that loads but offers nothing, or logs an error while loading (an autoplugin
+    // library whose declarations do not match their schemas, say), is not usable as it is.
+    const std::vector<std::string> log = logger.take();
+    bool failed = library.creators().empty();
+    for (const auto& line : log) {
+      failed = failed || line.starts_with("error: ") || line.starts_with("internal error: ");
+    }
+    result["log"] = log;
     if (json) {
       std::cout << result.dump(2) << "\n";
-      return kOk;
+      return failed ? kFailed : kOk;
     }
     std::cout << library.path() << ": " << result["creators"].size() << " creators"
               << (library.has_logger_finder() ? "" : " (no setLoggerFinder)") << "\n";
@@ -258,8 +300,8 @@ int inspect_main(const std::vector<std::string_view>& args) {
         std::cout << "  (not an IPluginV3 creator)\n";
       }
     }
-    for (const auto& line : logger.take()) std::cout << "  plugin log: " << line << "\n";
-    return kOk;
+    for (const auto& line : log) std::cout << "  plugin log: " << line << "\n";
+    return failed ? kFailed : kOk;
   } catch (const std::exception& e) {
     std::cerr << "autoplugin inspect: " << e.what() << "\n";
     return kFailed;
