@@ -43,6 +43,8 @@ struct CheckCase {
   // Whether a string attribute's CHAR length counts its trailing NUL: TensorRT's ONNX parser's
   // form (the default); other producers do not count it.
   bool strings_count_nul = true;
+  // The case must fail, with this text in a failed step (an op that must reject an input).
+  std::optional<std::string> expect_error;
 };
 
 struct CheckFile {
@@ -51,7 +53,12 @@ struct CheckFile {
   std::vector<CheckCase> cases;
 };
 
-// Throws autoplugin::Error naming the file, the case and the key at fault.
+// The known name nearest to a misspelled one, if one is near enough to be meant.
+std::optional<std::string> closest_name(std::string_view name,
+                                        const std::vector<std::string>& known);
+
+// Throws autoplugin::Error naming the file, the case and the key at fault; unknown keys are
+// errors.
 CheckFile parse_check_file(const nlohmann::json& json, const std::string& origin);
 CheckFile load_check_file(const std::string& path);
 

@@ -124,24 +124,8 @@ std::optional<std::string> probe_gpu(Report& report) {
   return no_gpu;
 }
 
-// One case in a child process; when the plugin ends that process, the steps it reported, then a
-// failure naming the method that was running and what the plugin had logged.
-void run_case(const Options& options, const CheckCase& c, PluginLibrary& library,
-              CapturingLogger& logger, Report& report, bool gpu) {
-  const IsolatedRun run = run_isolated(
-      [&](ProgressChannel& channel) {
-        logger.forward_to([&channel](const std::string& line) { channel.log(line); });
-        Report own;
-        CaseRun(options, c, library, logger, own, gpu, &channel).run();
-        channel.result(own.last_case_json());
-      },
-      options.timeout);
-  if (run.result) {
-    report.append_case(*run.result);
-  } else {
-    report.begin_case(c.name);
-  }
-  if (run.finished) return;
+// A case whose process ended early (or timed out): the step it was in fails, with its log.
+void report_ended_case(const Options& options, const IsolatedRun& run, Report& report) {
   if (options.no_gpu_here && mentions_cuda(run.log_since_result)) {
     std::string text = "needs a GPU: the plugin ended the process (" + run.termination + ") in " +
                        run.last_step + " after a CUDA error, and this machine has none";
@@ -163,6 +147,27 @@ void run_case(const Options& options, const CheckCase& c, PluginLibrary& library
   }
   for (const auto& line : run.log_since_result) text += "\nplugin log: " + line;
   report.fail(step, text);
+}
+
+// One case in a child process; when the plugin ends that process, the steps it reported, then a
+// failure naming the method that was running and what the plugin had logged.
+void run_case(const Options& options, const CheckCase& c, PluginLibrary& library,
+              CapturingLogger& logger, Report& report, bool gpu) {
+  const IsolatedRun run = run_isolated(
+      [&](ProgressChannel& channel) {
+        logger.forward_to([&channel](const std::string& line) { channel.log(line); });
+        Report own;
+        CaseRun(options, c, library, logger, own, gpu, &channel).run();
+        channel.result(own.last_case_json());
+      },
+      options.timeout);
+  if (run.result) {
+    report.append_case(*run.result);
+  } else {
+    report.begin_case(c.name);
+  }
+  if (!run.finished) report_ended_case(options, run, report);
+  if (c.expect_error) report.expect_error(*c.expect_error);
 }
 
 bool asks_for_help(const std::vector<std::string_view>& args) {

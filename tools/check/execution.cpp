@@ -44,8 +44,13 @@ std::optional<std::vector<HostTensor>> CaseRun::reference_outputs() {
   const fs::path dir = fs::temp_directory_path() /
                        ("autoplugin-check-" + std::to_string(::getpid()) + "-" + safe_name);
   fs::create_directories(dir);
+  const auto* serialized = runtime_of(*plugin_)->getFieldsToSerialize();
+  if (serialized == nullptr) throw Error("getFieldsToSerialize returned null");
   nlohmann::json manifest{
-      {"op", options_.op}, {"attributes", case_.attributes}, {"shape_inputs", case_.shape_inputs}};
+      {"op", options_.op},
+      {"attributes",
+       attributes_with_defaults(case_.attributes, Fields::copy_of(*serialized), *creator_)},
+      {"shape_inputs", case_.shape_inputs}};
   for (std::size_t k = 0; k < inputs_.size(); ++k) {
     const std::string file = "input" + std::to_string(k) + ".npy";
     write_npy((dir / file).string(), inputs_[k]);

@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "case.h"
 #include "trt_text.h"
 
 namespace autoplugin::check {
@@ -84,6 +86,83 @@ std::string Fields::differences(const Fields& other) const {
 namespace {
 
 template <typename T>
+T load(const std::byte* p) {
+  T value;
+  std::memcpy(&value, p, sizeof value);
+  return value;
+}
+
+// One element of a field as JSON; null for a type without a number form.
+nlohmann::json element(PluginFieldType type, const std::byte* p) {
+  switch (type) {
+    case PluginFieldType::kFLOAT64:
+      return load<double>(p);
+    case PluginFieldType::kFLOAT32:
+      return load<float>(p);
+    case PluginFieldType::kFLOAT16:
+      return half_to_float(load<std::uint16_t>(p));
+    case PluginFieldType::kBF16:
+      return bfloat16_to_float(load<std::uint16_t>(p));
+    case PluginFieldType::kINT8:
+      return load<std::int8_t>(p);
+    case PluginFieldType::kINT16:
+      return load<std::int16_t>(p);
+    case PluginFieldType::kINT32:
+      return load<std::int32_t>(p);
+    case PluginFieldType::kINT64:
+      return load<std::int64_t>(p);
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+nlohmann::json Fields::values(const std::vector<std::string>& lists) const {
+  nlohmann::json result = nlohmann::json::object();
+  for (const Stored& f : stored_) {
+    if (f.type == PluginFieldType::kCHAR) {
+      std::string text;
+      for (std::byte b : f.bytes) {
+        if (b == std::byte{0}) break;
+        text += static_cast<char>(b);
+      }
+      result[f.name] = text;
+      continue;
+    }
+    const auto type = trt::from_trt(f.type);
+    if (!type || f.type == PluginFieldType::kUNKNOWN || f.length < 0) continue;
+    const std::size_t size = f.length == 0 ? 0 : f.bytes.size() / std::size_t(f.length);
+    nlohmann::json list = nlohmann::json::array();
+    for (std::int32_t i = 0; i < f.length && size != 0; ++i) {
+      list.push_back(element(f.type, f.bytes.data() + std::size_t(i) * size));
+    }
+    const bool is_list =
+        f.length != 1 || std::find(lists.begin(), lists.end(), f.name) != lists.end();
+    result[f.name] = f.length == 0 && !is_list ? nlohmann::json() : is_list ? list : list[0];
+  }
+  return result;
+}
+
+nlohmann::json attributes_with_defaults(const nlohmann::json& case_attributes,
+                                        const Fields& serialized,
+                                        nvinfer1::IPluginCreatorV3One& creator) {
+  std::vector<std::string> lists;  // fields the creator lists with a variable length
+  if (const auto* names = creator.getFieldNames()) {
+    for (int i = 0; i < names->nbFields; ++i) {
+      if (names->fields[i].name != nullptr && names->fields[i].length == 0) {
+        lists.emplace_back(names->fields[i].name);
+      }
+    }
+  }
+  nlohmann::json attributes = serialized.values(lists);
+  attributes.update(case_attributes);  // the case's own values as it wrote them
+  return attributes;
+}
+
+namespace {
+
+template <typename T>
 void append(std::vector<std::byte>& bytes, T value) {
   const auto* p = reinterpret_cast<const std::byte*>(&value);
   bytes.insert(bytes.end(), p, p + sizeof(T));
@@ -151,9 +230,22 @@ Fields make_fields(nvinfer1::IPluginCreatorV3One& creator, const nlohmann::json&
   Fields fields;
   for (const auto& [name, value] : attributes.items()) {
     auto it = listed.find(name);
+    if (it == listed.end() && !listed.empty()) {
+      // Most likely misspelled: the plugin would silently run with its default.
+      std::vector<std::string> names;
+      std::string list;
+      for (const auto& entry : listed) {
+        names.push_back(entry.first);
+        list += (list.empty() ? "" : ", ") + entry.first;
+      }
+      const auto close = closest_name(name, names);
+      throw Error("attribute '" + name + "' is not among the creator's fields (" + list +
+                  "): TensorRT's ONNX parser would drop it" +
+                  (close ? "; did you mean '" + *close + "'?" : ""));
+    }
     if (it == listed.end()) {
       report.info("attribute '" + name + "'",
-                  "the creator's getFieldNames does not list it: TensorRT's ONNX parser would "
+                  "the creator's getFieldNames lists no fields: TensorRT's ONNX parser would "
                   "drop it (passed here anyway)");
     }
     const nlohmann::json& first = value.is_array() && !value.empty() ? value[0] : value;

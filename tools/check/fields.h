@@ -31,6 +31,9 @@ class Fields {
     collection_ = {static_cast<std::int32_t>(fields_.size()), fields_.data()};
     return &collection_;
   }
+  // The fields' values as JSON, by name: numbers, strings (CHAR up to the first NUL), lists
+  // where the length is not 1 or `lists` names the field; fields of raw bytes are left out.
+  nlohmann::json values(const std::vector<std::string>& lists) const;
   // A deep copy of what a plugin returned, to use after the plugin is gone.
   static Fields copy_of(const nvinfer1::PluginFieldCollection& fc);
   bool operator==(const Fields& other) const;
@@ -60,5 +63,11 @@ void read_checked(void* destination, const void* source, std::size_t bytes,
 // sends it) or not (as other producers do).
 Fields make_fields(nvinfer1::IPluginCreatorV3One& creator, const nlohmann::json& attributes,
                    bool strings_count_nul, Report& report);
+
+// The attributes a reference computes with: the case's, and every other attribute the plugin
+// serializes with its value (an autoplugin plugin serializes all, defaults applied).
+nlohmann::json attributes_with_defaults(const nlohmann::json& case_attributes,
+                                        const Fields& serialized,
+                                        nvinfer1::IPluginCreatorV3One& creator);
 
 }  // namespace autoplugin::check

@@ -108,6 +108,22 @@ void Report::append_case(const nlohmann::json& c) {
   }
 }
 
+void Report::expect_error(const std::string& text) {
+  if (cases_.empty()) begin_case("");
+  bool matched = false;
+  for (Step& s : cases_.back().steps) {
+    if (s.status != Status::Failed || s.detail.find(text) == std::string::npos) continue;
+    s.status = Status::Passed;
+    s.detail = "failed as expected: " + s.detail;
+    --failures_;
+    ++passed_;
+    matched = true;
+  }
+  if (!matched) {
+    fail("expect_error", "the case must fail with \"" + text + "\", but no failed step says so");
+  }
+}
+
 nlohmann::json Report::to_json() const {
   nlohmann::json result = header;
   result["cases"] = nlohmann::json::array();

@@ -34,6 +34,10 @@ class Report {
   nlohmann::json last_case_json() const;
   void append_case(const nlohmann::json& c);
 
+  // For a case that must fail: its failed steps that mention `text` pass ("failed as
+  // expected"); when none does, a failed step says so.
+  void expect_error(const std::string& text);
+
   int failures() const noexcept { return failures_; }
   void print(std::ostream& out) const;
   nlohmann::json to_json() const;
