@@ -241,17 +241,18 @@ CaseRun::ProfileDescs CaseRun::profile_descs(std::optional<Point> fixed) const {
   // min, opt, max extents of one tensor as a DynamicPluginTensorDesc: desc.dims -1 wherever the
   // profile leaves an extent dynamic, as TensorRT's build phase passes it.
   auto describe = [&](DataType type, const std::vector<std::int64_t>* at_point) {
-    nvinfer1::DynamicPluginTensorDesc d{};
-    std::vector<std::int64_t> dims = fixed ? at_point[int(*fixed)] : at_point[int(Point::Min)];
-    if (!fixed) {
-      for (std::size_t i = 0; i < dims.size(); ++i) {
-        if (at_point[int(Point::Max)][i] != dims[i]) dims[i] = -1;
-      }
+    const auto& min = at_point[int(fixed.value_or(Point::Min))];
+    const auto& opt = at_point[int(fixed.value_or(Point::Opt))];
+    const auto& max = at_point[int(fixed.value_or(Point::Max))];
+    std::vector<std::int64_t> dims = min;
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      if (max[i] != min[i]) dims[i] = -1;
     }
+    nvinfer1::DynamicPluginTensorDesc d{};
     d.desc = linear_desc(type, dims);
-    d.min = dims_of(fixed ? at_point[int(*fixed)] : at_point[int(Point::Min)]);
-    d.opt = dims_of(fixed ? at_point[int(*fixed)] : at_point[int(Point::Opt)]);
-    d.max = dims_of(fixed ? at_point[int(*fixed)] : at_point[int(Point::Max)]);
+    d.min = dims_of(min);
+    d.opt = dims_of(opt);
+    d.max = dims_of(max);
     return d;
   };
   ProfileDescs descs;

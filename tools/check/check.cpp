@@ -126,14 +126,14 @@ std::optional<std::string> probe_gpu(Report& report) {
 
 // A case whose process ended early (or timed out): the step it was in fails, with its log.
 void report_ended_case(const Options& options, const IsolatedRun& run, Report& report) {
+  const std::string method = run.last_step.empty() ? "the case" : run.last_step;
   if (options.no_gpu_here && mentions_cuda(run.log_since_result)) {
-    std::string text = "needs a GPU: the plugin ended the process (" + run.termination + ") in " +
-                       run.last_step + " after a CUDA error, and this machine has none";
+    std::string text = "needs a GPU, and this machine has none: the plugin ended the process (" +
+                       run.termination + ") in " + method + " after a CUDA error";
     for (const auto& line : run.log_since_result) text += "\nplugin log: " + line;
-    report.skip(run.last_step.empty() ? "the case" : run.last_step, text);
+    report.skip(method, text);
     return;
   }
-  const std::string method = run.last_step.empty() ? "the case" : run.last_step;
   std::string text;
   std::string step = method;
   if (run.timed_out) {
