@@ -111,10 +111,17 @@ std::optional<std::vector<HostTensor>> CaseRun::execute(nvinfer1::IPluginV3& plu
   if (point == Point::Opt) {
     point_inputs = inputs_;
   } else {
+    // An input whose shape does not change keeps the case's values (explicit ones, such as
+    // offsets, stay valid); the others get seeded random values in their range.
     std::mt19937_64 rng(options_.seed + static_cast<std::uint64_t>(point));
-    for (InputSpec spec : case_.inputs) {
+    for (std::size_t k = 0; k < case_.inputs.size(); ++k) {
+      InputSpec spec = case_.inputs[k];
+      if (spec.at(point) == spec.opt) {
+        point_inputs.push_back(inputs_[k]);
+        continue;
+      }
       spec.opt = spec.at(point);
-      spec.values.clear();  // explicit values are for the opt shape
+      spec.values.clear();
       point_inputs.push_back(random_tensor(spec, rng));
     }
   }
