@@ -1,9 +1,15 @@
-# cmake -DCOMMAND="prog;arg;..." -DEXIT=0|nonzero -DREGEX=... -P run_expecting.cmake
+# cmake -DCOMMAND="prog;arg;..." -DEXIT=0|nonzero -DREGEX=... [-DSKIP_REGEX=...]
+#       -P run_expecting.cmake
 # Passes when COMMAND exits as EXIT says and its output matches REGEX (both checked, unlike
-# CTest's PASS_REGULAR_EXPRESSION, which ignores the exit status).
+# CTest's PASS_REGULAR_EXPRESSION, which ignores the exit status). Output matching SKIP_REGEX
+# (e.g. a check run without a GPU) prints "SKIPPED: ..." instead, for SKIP_REGULAR_EXPRESSION.
 execute_process(COMMAND ${COMMAND} OUTPUT_VARIABLE output ERROR_VARIABLE errors
                 RESULT_VARIABLE status)
 message("${output}${errors}")
+if(SKIP_REGEX AND "${output}${errors}" MATCHES "${SKIP_REGEX}")
+  message("SKIPPED: the output matches '${SKIP_REGEX}'")
+  return()
+endif()
 if(EXIT STREQUAL "0" AND NOT status EQUAL 0)
   message(FATAL_ERROR "expected exit status 0, got ${status}")
 endif()

@@ -37,7 +37,7 @@ void print_usage(std::ostream& out) {
          "  list [LIB.so] [--json] [--quiet]\n"
          "                         one line per op; fails when a declaration does not match its\n"
          "                         schema (--quiet: print only that)\n"
-         "  inspect LIB.so         list a plugin library's creators and their fields\n"
+         "  inspect LIB.so         list a plugin library's creators and their fields (--json)\n"
          "  from-torch MODULE.py --out DIR [--op NS::NAME] [--dtypes float32,...]\n"
          "                         a Python custom op with a Triton kernel and a fake\n"
          "                         implementation becomes a CMake project of a native plugin\n"

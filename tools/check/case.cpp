@@ -2,11 +2,64 @@
 
 #include <autoplugin/error.h>
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 
 namespace autoplugin::check {
+
+std::string point_name(Point point) {
+  return point == Point::Min ? "min" : point == Point::Opt ? "opt" : "max";
+}
+
 namespace {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::optional<std::string> closest_name(std::string_view name,
+                                        const std::vector<std::string>& known) {
+  std::optional<std::string> best;
+  std::size_t best_distance = std::max<std::size_t>(2, name.size() / 3) + 1;
+  for (const std::string& candidate : known) {
+    const std::size_t distance = edit_distance(name, candidate);
+    if (distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+// A key the case file format does not have is an error (a misspelled key would otherwise be
+// ignored and its intent silently lost).
+void check_keys(const nlohmann::json& object, const std::vector<std::string>& known,
+                const std::string& where) {
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string text = where + ": unknown key \"" + key + "\"";
+    if (const auto close = closest_name(key, known)) text += "; did you mean \"" + *close + "\"?";
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    throw Error(text + " (known: " + list + ")");
+  }
+}
 
 std::vector<std::int64_t> extents(const nlohmann::json& value, const std::string& where) {
   if (!value.is_array()) throw Error(where + ": expected a list of extents");
@@ -23,6 +76,9 @@ std::vector<std::int64_t> extents(const nlohmann::json& value, const std::string
 InputSpec parse_input(const nlohmann::json& j, const std::string& where) {
   InputSpec spec;
   if (!j.is_object()) throw Error(where + ": expected an object with \"dtype\" and \"shape\"");
+  check_keys(
+      j, {"dtype", "shape", "min", "opt", "max", "range", "values", "zero_fraction", "integers"},
+      where);
   const std::string dtype = j.value("dtype", "float32");
   const auto parsed = dtype_from_name(dtype);
   if (!parsed) throw Error(where + ": unknown dtype \"" + dtype + "\"");
@@ -74,6 +130,8 @@ InputSpec parse_input(const nlohmann::json& j, const std::string& where) {
 CheckFile parse_check_file(const nlohmann::json& json, const std::string& origin) {
   CheckFile file;
   try {
+    if (!json.is_object()) throw Error(origin + ": expected an object with \"cases\"");
+    check_keys(json, {"op", "version", "cases"}, origin);
     file.op = json.value("op", "");
     file.version = json.value("version", "");
     if (!json.contains("cases") || !json["cases"].is_array()) {
@@ -84,6 +142,10 @@ CheckFile parse_check_file(const nlohmann::json& json, const std::string& origin
       CheckCase parsed;
       parsed.name = c.value("name", "case" + std::to_string(index));
       const std::string where = origin + ": case '" + parsed.name + "'";
+      check_keys(c,
+                 {"name", "inputs", "shape_inputs", "attributes", "expect_shapes", "atol", "rtol",
+                  "strings_count_nul", "expect_error"},
+                 where);
       if (!c.contains("inputs")) throw Error(where + ": needs \"inputs\"");
       int k = 0;
       for (const auto& input : c["inputs"]) {
@@ -111,6 +173,18 @@ CheckFile parse_check_file(const nlohmann::json& json, const std::string& origin
       }
       if (c.contains("atol")) parsed.atol = c["atol"].get<double>();
       if (c.contains("rtol")) parsed.rtol = c["rtol"].get<double>();
+      if (c.contains("expect_error")) {
+        if (!c["expect_error"].is_string() || c["expect_error"].get<std::string>().empty()) {
+          throw Error(where + ".expect_error: expected the text of the error the case must give");
+        }
+        parsed.expect_error = c["expect_error"].get<std::string>();
+      }
+      if (c.contains("strings_count_nul")) {
+        if (!c["strings_count_nul"].is_boolean()) {
+          throw Error(where + ".strings_count_nul: expected true or false");
+        }
+        parsed.strings_count_nul = c["strings_count_nul"].get<bool>();
+      }
       file.cases.push_back(std::move(parsed));
       ++index;
     }

@@ -17,6 +17,10 @@ namespace autoplugin::check {
 // TensorRT's Dims hold at most 8 extents (and a shape input at most 8 values).
 inline constexpr std::size_t kMaxCaseRank = 8;
 
+// A point of an optimization profile.
+enum class Point { Min, Opt, Max };
+std::string point_name(Point point);
+
 struct InputSpec {
   DType dtype = DType::Float32;
   std::vector<std::int64_t> min, opt, max;  // the case runs at `opt`
@@ -24,6 +28,9 @@ struct InputSpec {
   double zero_fraction = 0.0;               // share of elements set to 0
   bool integers = false;                    // round values to integers
   std::vector<double> values;               // explicit values (row-major), instead of random
+  const std::vector<std::int64_t>& at(Point point) const {
+    return point == Point::Min ? min : point == Point::Opt ? opt : max;
+  }
 };
 
 struct CheckCase {
@@ -33,6 +40,11 @@ struct CheckCase {
   nlohmann::json attributes = nlohmann::json::object();
   std::vector<std::vector<std::int64_t>> expect_shapes;  // optional, per output
   std::optional<double> atol, rtol;
+  // Whether a string attribute's CHAR length counts its trailing NUL: TensorRT's ONNX parser's
+  // form (the default); other producers do not count it.
+  bool strings_count_nul = true;
+  // The case must fail, with this text in a failed step (an op that must reject an input).
+  std::optional<std::string> expect_error;
 };
 
 struct CheckFile {
@@ -41,7 +53,12 @@ struct CheckFile {
   std::vector<CheckCase> cases;
 };
 
-// Throws autoplugin::Error naming the file, the case and the key at fault.
+// The known name nearest to a misspelled one, if one is near enough to be meant.
+std::optional<std::string> closest_name(std::string_view name,
+                                        const std::vector<std::string>& known);
+
+// Throws autoplugin::Error naming the file, the case and the key at fault; unknown keys are
+// errors.
 CheckFile parse_check_file(const nlohmann::json& json, const std::string& origin);
 CheckFile load_check_file(const std::string& path);
 

@@ -2,6 +2,7 @@
 
 #include <autoplugin/error.h>
 
+#include <cctype>
 #include <utility>
 
 namespace autoplugin::check {
@@ -29,9 +30,32 @@ std::string gpu_name() {
   return properties.name;
 }
 
-DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+bool mentions_cuda(const std::vector<std::string>& log_lines) {
+  for (const std::string& line : log_lines) {
+    std::string lower;
+    for (char c : line) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower.find("cuda") != std::string::npos || lower.find("gpu") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::optional<std::size_t> first_changed(std::span<const std::byte> guard) {
+  for (std::size_t i = 0; i < guard.size(); ++i) {
+    if (guard[i] != kGuardByte) return i;
+  }
+  return std::nullopt;
+}
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes, std::size_t guard) : bytes_(bytes), guard_(guard) {
   // At least one byte, so that even an empty tensor has a distinct address.
-  check(cudaMalloc(&data_, bytes == 0 ? 1 : bytes), "cudaMalloc of " + std::to_string(bytes));
+  check(cudaMalloc(&data_, bytes + guard == 0 ? 1 : bytes + guard),
+        "cudaMalloc of " + std::to_string(bytes + guard));
+  if (guard != 0) {
+    check(cudaMemset(static_cast<std::byte*>(data_) + bytes, static_cast<int>(kGuardByte), guard),
+          "cudaMemset");
+  }
 }
 
 DeviceBuffer::~DeviceBuffer() {
@@ -39,7 +63,16 @@ DeviceBuffer::~DeviceBuffer() {
 }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), bytes_(other.bytes_) {}
+    : data_(std::exchange(other.data_, nullptr)), bytes_(other.bytes_), guard_(other.guard_) {}
+
+std::optional<std::size_t> DeviceBuffer::guard_overwritten() const {
+  if (guard_ == 0) return std::nullopt;
+  std::vector<std::byte> guard(guard_);
+  check(cudaMemcpy(guard.data(), static_cast<const std::byte*>(data_) + bytes_, guard_,
+                   cudaMemcpyDeviceToHost),
+        "copy of the guard bytes from the GPU");
+  return first_changed(guard);
+}
 
 void DeviceBuffer::upload(const void* host, std::size_t bytes) {
   check(cudaMemcpy(data_, host, bytes, cudaMemcpyHostToDevice), "copy to the GPU");

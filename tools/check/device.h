@@ -6,17 +6,28 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace autoplugin::check {
 
 // Why kernels cannot run here, or nothing when a GPU is usable.
 std::optional<std::string> gpu_unavailable();
 std::string gpu_name();
+// Whether plugin log lines report a CUDA error (they mention CUDA or a GPU).
+bool mentions_cuda(const std::vector<std::string>& log_lines);
+
+// Bytes after a buffer that a kernel must leave alone, and what they hold.
+inline constexpr std::size_t kGuardBytes = 4096;
+inline constexpr std::byte kGuardByte{0x3C};
+// The offset of the first byte of `guard` that no longer holds kGuardByte.
+std::optional<std::size_t> first_changed(std::span<const std::byte> guard);
 
 class DeviceBuffer {
  public:
-  explicit DeviceBuffer(std::size_t bytes);
+  // `bytes` for the caller, then `guard` bytes filled with kGuardByte.
+  explicit DeviceBuffer(std::size_t bytes, std::size_t guard = 0);
   ~DeviceBuffer();
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -26,10 +37,13 @@ class DeviceBuffer {
   void download(void* host, std::size_t bytes) const;
   // Fills with a byte pattern, so that unwritten output elements are noticed.
   void poison();
+  // Where a write past the end changed the guard, if anywhere.
+  std::optional<std::size_t> guard_overwritten() const;
 
  private:
   void* data_ = nullptr;
   std::size_t bytes_ = 0;
+  std::size_t guard_ = 0;
 };
 
 class Stream {

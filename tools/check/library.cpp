@@ -3,19 +3,58 @@
 #include <autoplugin/error.h>
 
 #include <dlfcn.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
+#include <cctype>
 #include <cstring>
 #include <utility>
 
 namespace autoplugin::check {
+
+namespace {
+
+bool read_byte(const char* address, char& byte) {
+  iovec local{&byte, 1};
+  iovec remote{const_cast<char*>(address), 1};
+  return process_vm_readv(::getpid(), &local, 1, &remote, 1, 0) == 1;
+}
+
+}  // namespace
+
+// A plugin that builds a message around a string read with its NUL (std::string(data, length))
+// logs it cut at that NUL. The text after it in the same buffer is shown after a visible "\0"
+// when it looks like the rest of the message: at least two printable characters, themselves
+// NUL-terminated (a single byte there is more likely allocator bookkeeping than text). Read
+// with process_vm_readv, so that an unreadable address ends the search instead of the process.
+std::string visible_message(const char* message) {
+  if (message == nullptr) return "(null)";
+  std::string text(message);
+  const char* next = message + text.size() + 1;
+  for (int pieces = 0; pieces < 8; ++pieces) {
+    std::string piece;
+    char c = '\0';
+    while (piece.size() < 4096 && read_byte(next + piece.size(), c) &&
+           (std::isprint(static_cast<unsigned char>(c)) || c == '\t')) {
+      piece += c;
+    }
+    if (c != '\0' || piece.size() < 2) break;
+    text += "\\0" + piece;
+    next += piece.size() + 1;
+  }
+  return text;
+}
 
 void CapturingLogger::log(Severity severity, const char* message) noexcept {
   try {
     static constexpr const char* kNames[] = {"internal error", "error", "warning", "info",
                                              "verbose"};
     const auto index = static_cast<std::size_t>(severity);
+    std::string line =
+        std::string(index < 5 ? kNames[index] : "log") + ": " + visible_message(message);
     std::lock_guard lock(mutex_);
-    lines_.push_back(std::string(index < 5 ? kNames[index] : "log") + ": " + message);
+    if (sink_) sink_(line);
+    lines_.push_back(std::move(line));
   } catch (...) {
     // Dropping a log line is better than letting an exception reach the plugin.
   }
@@ -24,6 +63,11 @@ void CapturingLogger::log(Severity severity, const char* message) noexcept {
 std::vector<std::string> CapturingLogger::take() {
   std::lock_guard lock(mutex_);
   return std::exchange(lines_, {});
+}
+
+void CapturingLogger::forward_to(std::function<void(const std::string&)> sink) {
+  std::lock_guard lock(mutex_);
+  sink_ = std::move(sink);
 }
 
 PluginLibrary::PluginLibrary(const std::string& path, CapturingLogger& logger) : path_(path) {

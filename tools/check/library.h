@@ -4,6 +4,7 @@
 
 #include <NvInferRuntime.h>
 
+#include <functional>
 #include <mutex>
 #include <span>
 #include <string>
@@ -19,8 +20,12 @@ class CapturingLogger final : public nvinfer1::ILogger, public nvinfer1::ILogger
   nvinfer1::ILogger* findLogger() override { return this; }
   // Lines logged since the last call.
   std::vector<std::string> take();
+  // Also hands each line to `sink` as it is logged (so that a case's parent process has the
+  // lines even when the plugin then ends the process).
+  void forward_to(std::function<void(const std::string&)> sink);
 
  private:
+  std::function<void(const std::string&)> sink_;
   std::mutex mutex_;
   std::vector<std::string> lines_;
 };
@@ -48,6 +53,10 @@ class PluginLibrary {
   bool has_logger_finder_ = false;
   std::vector<nvinfer1::IPluginCreatorInterface*> creators_;
 };
+
+// A log message as text, with any continuation after an embedded NUL shown as "\0" (see
+// library.cpp).
+std::string visible_message(const char* message);
 
 // "ns::name" of a creator, or "name" without a namespace.
 std::string qualified_name(const nvinfer1::IPluginCreatorV3One& creator);

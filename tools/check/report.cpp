@@ -34,6 +34,17 @@ const char* json_label(Report::Status status) {
   return "?";
 }
 
+Report::Status status_of(const std::string& label) {
+  for (auto status : {Report::Status::Passed, Report::Status::Failed, Report::Status::Skipped}) {
+    if (label == json_label(status)) return status;
+  }
+  return Report::Status::Info;
+}
+
+nlohmann::json case_json(const std::string& name, const nlohmann::json& steps) {
+  return {{"name", name}, {"steps", steps}};
+}
+
 }  // namespace
 
 void Report::begin_case(std::string name) { cases_.push_back({std::move(name), {}}); }
@@ -76,16 +87,47 @@ void Report::print(std::ostream& out) const {
   out << "\n" << passed_ << " passed, " << failures_ << " failed, " << skipped_ << " skipped\n";
 }
 
+nlohmann::json Report::Case::to_json() const {
+  nlohmann::json json_steps = nlohmann::json::array();
+  for (const Step& s : steps) {
+    json_steps.push_back(
+        {{"step", s.name}, {"status", json_label(s.status)}, {"detail", s.detail}});
+  }
+  return case_json(name, json_steps);
+}
+
+nlohmann::json Report::last_case_json() const {
+  return cases_.empty() ? case_json("", nlohmann::json::array()) : cases_.back().to_json();
+}
+
+void Report::append_case(const nlohmann::json& c) {
+  begin_case(c.at("name").get<std::string>());
+  for (const auto& s : c.at("steps")) {
+    add(status_of(s.at("status").get<std::string>()), s.at("step").get<std::string>(),
+        s.at("detail").get<std::string>());
+  }
+}
+
+void Report::expect_error(const std::string& text) {
+  if (cases_.empty()) begin_case("");
+  bool matched = false;
+  for (Step& s : cases_.back().steps) {
+    if (s.status != Status::Failed || s.detail.find(text) == std::string::npos) continue;
+    s.status = Status::Passed;
+    s.detail = "failed as expected: " + s.detail;
+    --failures_;
+    ++passed_;
+    matched = true;
+  }
+  if (!matched) {
+    fail("expect_error", "the case must fail with \"" + text + "\", but no failed step says so");
+  }
+}
+
 nlohmann::json Report::to_json() const {
   nlohmann::json result = header;
   result["cases"] = nlohmann::json::array();
-  for (const Case& c : cases_) {
-    nlohmann::json steps = nlohmann::json::array();
-    for (const Step& s : c.steps) {
-      steps.push_back({{"step", s.name}, {"status", json_label(s.status)}, {"detail", s.detail}});
-    }
-    result["cases"].push_back({{"name", c.name}, {"steps", steps}});
-  }
+  for (const Case& c : cases_) result["cases"].push_back(c.to_json());
   result["passed"] = passed_;
   result["failed"] = failures_;
   result["skipped"] = skipped_;

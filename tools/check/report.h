@@ -29,6 +29,15 @@ class Report {
     add(Status::Info, std::move(step), std::move(detail));
   }
 
+  // The steps of the latest case, and a case from another Report (as case_json gives it): how a
+  // case run in a child process reaches the parent's report.
+  nlohmann::json last_case_json() const;
+  void append_case(const nlohmann::json& c);
+
+  // For a case that must fail: its failed steps that mention `text` pass ("failed as
+  // expected"); when none does, a failed step says so.
+  void expect_error(const std::string& text);
+
   int failures() const noexcept { return failures_; }
   void print(std::ostream& out) const;
   nlohmann::json to_json() const;
@@ -43,6 +52,7 @@ class Report {
   struct Case {
     std::string name;
     std::vector<Step> steps;
+    nlohmann::json to_json() const;
   };
   std::vector<Case> cases_;
   int failures_ = 0;

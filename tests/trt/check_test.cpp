@@ -1,0 +1,138 @@
+// Unit tests of autoplugin check's parts that need neither a GPU nor a plugin library.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "check/case.h"
+#include "check/device.h"
+#include "check/fields.h"
+#include "check/isolation.h"
+#include "check/library.h"
+#include "check/report.h"
+
+namespace autoplugin::check {
+namespace {
+
+using nvinfer1::PluginFieldType;
+
+template <typename T>
+std::vector<std::byte> bytes_of(std::initializer_list<T> values) {
+  std::vector<std::byte> bytes(values.size() * sizeof(T));
+  std::memcpy(bytes.data(), std::data(values), bytes.size());
+  return bytes;
+}
+
+// A creator that only lists fields.
+class ListingCreator final : public nvinfer1::IPluginCreatorV3One {
+ public:
+  ListingCreator() {
+    names_.emplace_back("alpha", nullptr, PluginFieldType::kFLOAT32, 1);
+    names_.emplace_back("mode", nullptr, PluginFieldType::kCHAR, 0);
+    names_.emplace_back("padding", nullptr, PluginFieldType::kINT64, 0);
+    collection_ = {static_cast<std::int32_t>(names_.size()), names_.data()};
+  }
+  nvinfer1::IPluginV3* createPlugin(const char*, const nvinfer1::PluginFieldCollection*,
+                                    nvinfer1::TensorRTPhase) noexcept override {
+    return nullptr;
+  }
+  const nvinfer1::PluginFieldCollection* getFieldNames() noexcept override { return &collection_; }
+  const char* getPluginName() const noexcept override { return "listing"; }
+  const char* getPluginVersion() const noexcept override { return "1"; }
+  const char* getPluginNamespace() const noexcept override { return ""; }
+
+ private:
+  std::vector<nvinfer1::PluginField> names_;
+  nvinfer1::PluginFieldCollection collection_{};
+};
+
+TEST(CheckReference, GetsEveryAttributeWithTheSerializedDefaults) {
+  Fields serialized;
+  serialized.add("alpha", PluginFieldType::kFLOAT32, bytes_of<float>({0.25f}), 1);
+  const std::string mode = "nearest";
+  std::vector<std::byte> text(mode.size() + 1);
+  std::memcpy(text.data(), mode.c_str(), text.size());
+  serialized.add("mode", PluginFieldType::kCHAR, text, static_cast<std::int32_t>(text.size()));
+  serialized.add("padding", PluginFieldType::kINT64, bytes_of<std::int64_t>({3}), 1);
+  ListingCreator creator;
+  const nlohmann::json attributes = attributes_with_defaults({{"alpha", 0.5}}, serialized, creator);
+  EXPECT_EQ(attributes["alpha"], 0.5);  // the case's own value
+  EXPECT_EQ(attributes["mode"], "nearest");
+  EXPECT_EQ(attributes["padding"], nlohmann::json::array({3}));  // listed as a list: stays one
+}
+
+TEST(CheckDevice, FindsTheFirstChangedGuardByte) {
+  std::vector<std::byte> guard(64, kGuardByte);
+  EXPECT_FALSE(first_changed(guard).has_value());
+  guard[17] = std::byte{0};
+  EXPECT_EQ(first_changed(guard), 17u);
+}
+
+TEST(CheckLog, ShowsTextAfterAnEmbeddedNul) {
+  const char message[] = "unknown mode 'linear\0' (expected 'linear')\0\xDB\xDB";
+  EXPECT_EQ(visible_message(message), "unknown mode 'linear\\0' (expected 'linear')");
+  const char bookkeeping[] = "done\0!\0\0";  // one byte is not taken for text
+  EXPECT_EQ(visible_message(bookkeeping), "done");
+}
+
+TEST(CheckReport, CaseTravelsAsJsonAndExpectedErrorsPass) {
+  Report child;
+  child.begin_case("c");
+  child.add(Report::Status::Passed, "one");
+  child.fail("two", "unknown mode 'cubic'");
+  Report parent;
+  parent.append_case(child.last_case_json());
+  EXPECT_EQ(parent.failures(), 1);
+  parent.expect_error("unknown mode");
+  EXPECT_EQ(parent.failures(), 0);
+  parent.expect_error("something else");
+  EXPECT_EQ(parent.failures(), 1);
+}
+
+TEST(CheckCaseFile, SuggestsTheKnownNameForAMisspelledOne) {
+  EXPECT_EQ(closest_name("rnage", {"range", "values"}), "range");
+  EXPECT_EQ(closest_name("expect_shape", {"expect_shapes", "inputs"}), "expect_shapes");
+  EXPECT_FALSE(closest_name("tolerance", {"atol", "rtol"}).has_value());
+}
+
+TEST(CheckIsolation, ReportsHowTheChildEnded) {
+  const auto aborted = run_isolated(
+      [](ProgressChannel& channel) {
+        channel.step_started("getOutputShapes");
+        channel.log("error: about to abort");
+        std::abort();
+      },
+      std::chrono::seconds(60));
+  EXPECT_FALSE(aborted.finished);
+  EXPECT_TRUE(aborted.inside_step);
+  EXPECT_EQ(aborted.last_step, "getOutputShapes");
+  EXPECT_EQ(aborted.termination, "signal 6, SIGABRT");
+  EXPECT_EQ(aborted.log_since_result, std::vector<std::string>{"error: about to abort"});
+
+  const auto exited =
+      run_isolated([](ProgressChannel&) { std::exit(0); }, std::chrono::seconds(60));
+  EXPECT_FALSE(exited.finished);
+  EXPECT_EQ(exited.termination, "exit code 0");
+
+  const auto finished = run_isolated(
+      [](ProgressChannel& channel) {
+        channel.result({{"answer", 42}});
+      },
+      std::chrono::seconds(60));
+  EXPECT_TRUE(finished.finished);
+  EXPECT_EQ((*finished.result)["answer"], 42);
+
+  const auto hung = run_isolated(
+      [](ProgressChannel& channel) {
+        channel.step_started("configurePlugin");
+        std::this_thread::sleep_for(std::chrono::hours(1));
+      },
+      std::chrono::seconds(1));
+  EXPECT_TRUE(hung.timed_out);
+  EXPECT_EQ(hung.last_step, "configurePlugin");
+}
+
+}  // namespace
+}  // namespace autoplugin::check

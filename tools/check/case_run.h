@@ -1,0 +1,116 @@
+// One case through TensorRT's plugin lifecycle: build phase (on the CPU), execution and
+// serialization (enqueue on a GPU), each step reported with what the plugin logged.
+#pragma once
+
+#include <NvInferRuntime.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "case.h"
+#include "expr_builder.h"
+#include "isolation.h"
+#include "library.h"
+#include "report.h"
+#include "tensors.h"
+
+namespace autoplugin::check {
+
+struct Options {
+  std::string library;
+  std::string op;
+  std::string version;
+  std::vector<CheckCase> cases;
+  std::string reference;
+  std::string reference_op;  // another op of the library whose outputs are the reference
+  bool cpu_only = false;
+  bool no_gpu_here = false;           // this machine has no usable GPU (not merely --cpu)
+  std::chrono::seconds timeout{300};  // per case
+  bool json = false;
+  std::uint64_t seed = 1;
+};
+
+struct PluginDeleter {
+  void operator()(nvinfer1::IPluginV3* p) const { delete p; }
+};
+using PluginPtr = std::unique_ptr<nvinfer1::IPluginV3, PluginDeleter>;
+
+class CaseRun {
+ public:
+  CaseRun(const Options& options, const CheckCase& c, PluginLibrary& library,
+          CapturingLogger& logger, Report& report, bool gpu, ProgressChannel* progress = nullptr)
+      : options_(options),
+        case_(c),
+        library_(library),
+        logger_(logger),
+        report_(report),
+        gpu_(gpu),
+        progress_(progress) {}
+
+  void run();
+
+ private:
+  // Runs one step; a false result or an exception fails it, with what the plugin logged.
+  bool step(const std::string& name, const std::function<std::string()>& body);
+  void fail(std::size_t at, const std::string& name, const std::string& detail);
+
+  bool create_build_plugin();
+  std::string string_form_hint() const;
+  bool check_capabilities();
+  bool output_types_and_shapes();
+  void formats();
+  bool configure();
+  void tactics_and_runs();
+  void serialization();
+
+  // Concrete descriptions at one point of the profile (as onShapeChange and enqueue get them).
+  nvinfer1::PluginTensorDesc input_desc(std::size_t k, Point point = Point::Opt) const;
+  std::vector<nvinfer1::PluginTensorDesc> output_descs(Point point = Point::Opt) const;
+  // What the build phase gets: the case's profile, desc.dims -1 where it is dynamic; or a
+  // profile fixed at one point.
+  struct ProfileDescs {
+    std::vector<nvinfer1::DynamicPluginTensorDesc> in, out;
+  };
+  ProfileDescs profile_descs(std::optional<Point> fixed) const;
+  bool dynamic_profile() const;
+  // A FAIL text for an absurd workspace, one that shrinks as shapes grow or one smaller than a
+  // profile fixed at one of its points asks for; "" when none.
+  std::string workspace_problem(std::size_t bytes, const std::map<Point, std::size_t>& fixed) const;
+  std::map<std::string, std::int64_t> bindings(Point point) const;
+  // An output's extents for `bindings`, -1 where data-dependent.
+  std::vector<std::int64_t> extents(const nvinfer1::DimsExprs& e,
+                                    const std::map<std::string, std::int64_t>& bindings) const;
+  std::optional<std::vector<HostTensor>> execute(nvinfer1::IPluginV3& plugin,
+                                                 const std::string& label, Point point);
+  std::optional<std::vector<HostTensor>> reference_outputs();
+
+  const Options& options_;
+  const CheckCase& case_;
+  PluginLibrary& library_;
+  CapturingLogger& logger_;
+  Report& report_;
+  bool gpu_;
+  ProgressChannel* progress_;  // tells the parent process how far the case got; may be null
+
+  nvinfer1::IPluginCreatorV3One* creator_ = nullptr;
+  PluginPtr plugin_;
+  int nb_inputs_ = 0;
+  int nb_outputs_ = 0;
+  std::vector<nvinfer1::DataType> input_types_, output_types_;
+  trt::RecordingExprBuilder exprs_;
+  std::vector<nvinfer1::DimsExprs> output_exprs_;
+  std::vector<std::vector<std::int64_t>> predicted_;  // at opt; -1 where data-dependent
+  std::map<std::int32_t, std::int64_t> size_uppers_;  // output index -> upper bound at opt
+  std::vector<std::int32_t> tactics_{0};
+  std::size_t workspace_ = 0;
+  std::vector<HostTensor> inputs_;
+  std::optional<std::vector<HostTensor>> first_outputs_;
+};
+
+}  // namespace autoplugin::check
