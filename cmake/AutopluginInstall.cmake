@@ -20,8 +20,7 @@ if(TARGET autoplugin_triton)
   set(AUTOPLUGIN_WITH_TRITON ON)
   install(TARGETS autoplugin_triton EXPORT autoplugin-targets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  install(FILES cmake/AutopluginTriton.cmake cmake/AutopluginTritonEmbed.cmake
-          DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
+  install(FILES cmake/AutopluginTriton.cmake DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
   install(PROGRAMS tools/triton_aot.py DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
 endif()
 install(DIRECTORY include/autoplugin DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
