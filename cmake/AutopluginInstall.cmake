@@ -24,6 +24,7 @@ if(TARGET autoplugin_triton)
   install(PROGRAMS tools/triton_aot.py DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
 endif()
 install(DIRECTORY include/autoplugin DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES cmake/AutopluginCudaStandard.cmake DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
 
 install(EXPORT autoplugin-targets NAMESPACE autoplugin:: DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
 configure_package_config_file(cmake/autopluginConfig.cmake.in
