@@ -1,5 +1,6 @@
 # Installs an autoplugin build and builds this folder's consumer project against it, as a user
-# would (default generator, no TensorRT_ROOT, no CUDA settings), then checks what it built.
+# would (CMake's default generator, Unix Makefiles, where make is installed, else Ninja; no
+# TensorRT_ROOT; no CUDA settings), then checks what it built.
 #   cmake -DBUILD_DIR=<autoplugin build> -DWORK_DIR=<scratch folder> [-DCUDA_COMPILER=<nvcc>]
 #         [-DWITH_TENSORRT=ON] [-DWITH_TRITON=ON] -P check_consumer.cmake
 set(source_dir ${CMAKE_CURRENT_LIST_DIR})
@@ -27,6 +28,13 @@ set(configure_options -DCMAKE_PREFIX_PATH=${prefix} -DTRITON_ARTEFACTS=${source_
 if(CUDA_COMPILER)
   list(APPEND configure_options -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER})
 endif()
+find_program(make_program make)
+if(make_program)
+  set(built "Unix Makefiles:")
+else()
+  list(APPEND configure_options -G Ninja)
+  set(built "Ninja (no make here):")
+endif()
 run("configuring the consumer"
     ${CMAKE_COMMAND} -E env --unset=TensorRT_ROOT --unset=TENSORRT_ROOT --unset=CMAKE_GENERATOR
     ${CMAKE_COMMAND} -S ${source_dir} -B ${build} ${configure_options})
@@ -37,7 +45,7 @@ run("building the consumer" ${CMAKE_COMMAND} --build ${build} --parallel ${cores
 run("running the consumer" ${build}/consumer)
 expect("consumer" "${output}" "plugin    name \"scale\", namespace \"pkg\"")
 expect("consumer" "${output}" "\n  declared  consumer.cpp:[0-9]+\n")
-set(built "core, C++ op")
+string(APPEND built " core, C++ op")
 if(CUDA_COMPILER)
   expect("consumer" "${output}" "pkg::scale_cuda.*\n  declared  cuda_op.cu:[0-9]+\n.*float16")
   string(APPEND built ", CUDA op")
