@@ -20,8 +20,7 @@ if(TARGET autoplugin_triton)
   set(AUTOPLUGIN_WITH_TRITON ON)
   install(TARGETS autoplugin_triton EXPORT autoplugin-targets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  install(FILES cmake/AutopluginTriton.cmake cmake/AutopluginTritonEmbed.cmake
-          DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
+  install(FILES cmake/AutopluginTriton.cmake DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
   install(PROGRAMS tools/triton_aot.py DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
 endif()
 # The library entry points' link options and the PyTorch adapter (compiled into each PyTorch op
@@ -35,6 +34,7 @@ install(DIRECTORY include/autoplugin DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # The Python package (pure Python), found by `autoplugin from-torch` beside the tool.
 install(DIRECTORY python/autoplugin DESTINATION ${CMAKE_INSTALL_DATADIR}/autoplugin/python
         PATTERN "__pycache__" EXCLUDE)
+install(FILES cmake/AutopluginCudaStandard.cmake DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
 
 install(EXPORT autoplugin-targets NAMESPACE autoplugin:: DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
 configure_package_config_file(cmake/autopluginConfig.cmake.in

@@ -8,8 +8,16 @@ include(AutopluginLibraryApi)
 # autoplugin_library_v1_* entry points (include/autoplugin/library_api.h) for autoplugin's tools.
 # LINK object libraries (or sources), not static libraries: the linker drops static-library
 # members nothing references, and the ops declared in them with them.
+#
+# CUDA sources compile as C++20 (see AutopluginCudaStandard.cmake; the flag is set in the calling
+# directory). Declaration sites print relative to the top-level source folder: the library holds
+# no absolute paths of its sources.
 function(autoplugin_add_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LINK" ${ARGN})
+  include(${CMAKE_CURRENT_FUNCTION_LIST_DIR}/AutopluginCudaStandard.cmake)
+  foreach(variable CMAKE_CUDA20_STANDARD_COMPILE_OPTION CMAKE_CUDA20_EXTENSION_COMPILE_OPTION)
+    set(${variable} "${${variable}}" PARENT_SCOPE)
+  endforeach()
   add_library(${name} SHARED ${ARG_SOURCES} ${AUTOPLUGIN_ENTRY_POINTS_SOURCE})
   target_link_libraries(${name} PRIVATE autoplugin::trt ${ARG_LINK})
   set_target_properties(${name} PROPERTIES
@@ -18,5 +26,8 @@ function(autoplugin_add_library name)
   target_link_options(${name} PRIVATE
     "LINKER:--version-script=${AUTOPLUGIN_EXPORTS_MAP}" "LINKER:--no-undefined"
     ${AUTOPLUGIN_LIBRARY_API_LINK_OPTIONS})
+  target_compile_options(${name} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:-fmacro-prefix-map=${CMAKE_SOURCE_DIR}/=>
+    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fmacro-prefix-map=${CMAKE_SOURCE_DIR}/=>)
   autoplugin_check_declarations(${name})
 endfunction()

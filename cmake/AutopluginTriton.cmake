@@ -12,23 +12,29 @@
 # Where Python can import triton, the kernel is compiled in the build (AUTOPLUGIN_TRITON_AOT=AUTO,
 # the default; ON requires it). Elsewhere the artefact shipped in ARTEFACT_DIR (NAME.json, .cubin,
 # .ptx; default: the calling directory's `aot` folder) is used, so that a build needs neither
-# Python nor a GPU; its recorded signature, warps, stages and arch must match this call. After a
+# Triton nor a GPU; its recorded signature, warps, stages and arch must match this call. After a
 # build that compiled kernels, `cmake --build <dir> --target autoplugin_update_triton_artefacts`
-# copies the new artefacts into their ARTEFACT_DIRs.
+# copies the new artefacts into their ARTEFACT_DIRs. Either way, triton_aot.py generates the C++
+# from the artefact with Python 3.8 or newer and its standard library only.
 set(AUTOPLUGIN_TRITON_AOT AUTO CACHE STRING
     "Compile Triton kernels in the build: AUTO (where Python has triton), ON, OFF (shipped artefacts)")
 set_property(CACHE AUTOPLUGIN_TRITON_AOT PROPERTY STRINGS AUTO ON OFF)
 
-# Sets AUTOPLUGIN_TRITON_PYTHON (an interpreter that imports triton) or leaves it empty.
+# Sets the global properties _AUTOPLUGIN_PYTHON (a Python 3.8+ interpreter, for the C++
+# generation) and _AUTOPLUGIN_TRITON_PYTHON (the same where it imports triton), or leaves them
+# empty.
 function(_autoplugin_find_triton)
   get_property(searched GLOBAL PROPERTY _AUTOPLUGIN_TRITON_SEARCHED)
   if(searched)
     return()
   endif()
   set_property(GLOBAL PROPERTY _AUTOPLUGIN_TRITON_SEARCHED TRUE)
+  find_package(Python3 3.8 COMPONENTS Interpreter QUIET)
+  if(Python3_Interpreter_FOUND)
+    set_property(GLOBAL PROPERTY _AUTOPLUGIN_PYTHON "${Python3_EXECUTABLE}")
+  endif()
   set(python "")
   if(NOT AUTOPLUGIN_TRITON_AOT STREQUAL "OFF")
-    find_package(Python3 COMPONENTS Interpreter QUIET)
     if(Python3_Interpreter_FOUND)
       execute_process(
         COMMAND ${Python3_EXECUTABLE} -c
@@ -107,8 +113,7 @@ function(autoplugin_triton_compiles_here out)
 endfunction()
 
 function(autoplugin_add_triton_kernel name)
-  # The helper scripts lie beside this file (installed), or in the source tree's tools/.
-  set(embed_script ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/AutopluginTritonEmbed.cmake)
+  # The generator lies beside this file (installed), or in the source tree's tools/.
   set(aot_script ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/triton_aot.py)
   if(NOT EXISTS ${aot_script})
     set(aot_script ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../tools/triton_aot.py)
@@ -148,13 +153,19 @@ function(autoplugin_add_triton_kernel name)
   string(STRIP "${signature}" signature)
 
   _autoplugin_find_triton()
+  get_property(embed_python GLOBAL PROPERTY _AUTOPLUGIN_PYTHON)
+  if(NOT embed_python)
+    message(FATAL_ERROR "autoplugin_add_triton_kernel(${name}): no Python 3.8 or newer found; "
+      "it generates the kernel's C++ (with the standard library only, Triton is not needed). "
+      "Install python3, or point Python3_EXECUTABLE at one")
+  endif()
   get_property(python GLOBAL PROPERTY _AUTOPLUGIN_TRITON_PYTHON)
   set(generated ${CMAKE_CURRENT_BINARY_DIR}/${name}_triton)
   if(python)
     set(artefact ${generated}/aot/${name})
     add_custom_command(
       OUTPUT ${artefact}.json ${artefact}.cubin ${artefact}.ptx
-      COMMAND ${python} ${aot_script} --source ${source} --kernel ${ARG_KERNEL}
+      COMMAND ${python} ${aot_script} compile --source ${source} --kernel ${ARG_KERNEL}
               --signature "${signature}" --name ${name} --num-warps ${ARG_NUM_WARPS}
               --num-stages ${ARG_NUM_STAGES} --arch ${ARG_ARCH} --out-dir ${generated}/aot
               --depfile ${generated}/aot/${name}.d
@@ -185,9 +196,9 @@ function(autoplugin_add_triton_kernel name)
 
   add_custom_command(
     OUTPUT ${generated}/${name}.cpp ${generated}/include/triton_kernels/${name}.h
-    COMMAND ${CMAKE_COMMAND} -DARTEFACT=${artefact} "-DNAMESPACE=${ARG_NAMESPACE}"
-            -DOUT_DIR=${generated} -P ${embed_script}
-    DEPENDS ${artefact}.json ${artefact}.cubin ${artefact}.ptx ${embed_script}
+    COMMAND ${embed_python} ${aot_script} embed --artefact ${artefact}
+            "--namespace=${ARG_NAMESPACE}" --out-dir ${generated}
+    DEPENDS ${artefact}.json ${artefact}.cubin ${artefact}.ptx ${aot_script}
     COMMENT "Embedding Triton kernel ${name}" VERBATIM)
   add_library(${name} STATIC ${generated}/${name}.cpp)
   target_include_directories(${name} PUBLIC ${generated}/include)

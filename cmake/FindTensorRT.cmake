@@ -46,7 +46,8 @@ find_library(TensorRT_LIBRARY
 include(FindPackageHandleStandardArgs)
 find_package_handle_standard_args(TensorRT
   REQUIRED_VARS TensorRT_INCLUDE_DIR
-  VERSION_VAR TensorRT_VERSION)
+  VERSION_VAR TensorRT_VERSION
+  REASON_FAILURE_MESSAGE "no NvInferVersion.h found. Set TensorRT_ROOT to a TensorRT install (the folder holding include/NvInferVersion.h, as -DTensorRT_ROOT=... or an environment variable), or TensorRT_INCLUDE_DIR to its include folder")
 
 if(TensorRT_FOUND AND NOT TARGET TensorRT::headers)
   # Include folders of imported targets are system includes: no warnings from TensorRT.

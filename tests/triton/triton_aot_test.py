@@ -1,0 +1,274 @@
+"""Unit tests of tools/triton_aot.py without Triton: the signature and PTX parsing of the compile
+step, and the C++ the embed step generates from an artefact. Standard library only.
+
+    python3 tests/triton/triton_aot_test.py
+"""
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SCRIPT = HERE.parents[1] / "tools" / "triton_aot.py"
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+spec = importlib.util.spec_from_file_location("triton_aot", SCRIPT)
+triton_aot = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(triton_aot)
+UsageError = triton_aot.UsageError
+
+PTX_TYPES = {"i1": "u8", "u1": "u8", "i8": "s8", "u8": "u8", "i16": "s16", "u16": "u16",
+             "i32": "s32", "u32": "u32", "i64": "s64", "u64": "u64", "fp16": "b16",
+             "bf16": "b16", "fp32": "f32", "fp64": "f64"}
+
+
+def parameter(name, type_name, divisibility=1):
+    return {"name": name, "type": type_name, "divisibility": divisibility}
+
+
+def constant(name, value):
+    return {"name": name, "value": value}
+
+
+def write_artefact(directory, name, parameters=(), constants=(), scratch_parameters=2,
+                   global_scratch=0, global_scratch_align=128, profile_scratch=0,
+                   ptx_parameters=None, cubin=b"\x7fELF", **overrides):
+    """DIR/NAME.json, .cubin and .ptx as the compile step writes them; the PTX's .entry takes
+    the described parameters (or the PTX types in `ptx_parameters`)."""
+    metadata = {
+        "format": 1, "name": name, "function": "kernel_fn", "source": "k.py",
+        "source_sha256": "0" * 64, "kernel": "kernel_fn", "signature": "sig",
+        "num_warps": 4, "launch_num_warps": 4, "num_stages": 3, "arch": 90,
+        "triton_version": "3.6.0", "shared_bytes": 128, "parameters": list(parameters),
+        "constants": list(constants), "scratch_parameters": scratch_parameters,
+        "global_scratch": {"bytes": global_scratch, "align": global_scratch_align},
+        "profile_scratch": {"bytes": profile_scratch, "align": 1},
+    }
+    metadata.update(overrides)
+    if ptx_parameters is None:
+        ptx_parameters = ["u64" if p["type"].startswith("*") else PTX_TYPES[p["type"]]
+                          for p in parameters] + ["u64"] * scratch_parameters
+    entry = ",\n".join(f"\t.param .{t} kernel_fn_param_{i}" for i, t in enumerate(ptx_parameters))
+    base = Path(directory) / name
+    Path(f"{base}.json").write_text(json.dumps(metadata, indent=2))
+    Path(f"{base}.cubin").write_bytes(cubin)
+    Path(f"{base}.ptx").write_text(f".version 8.7\n.target sm_90a\n\n.visible .entry kernel_fn(\n"
+                                   f"{entry}\n)\n{{\n\tret;\n}}\n")
+    return base
+
+
+def initializer_bytes(source, array):
+    """The bytes of the C array `array` in generated source text."""
+    body = re.search(re.escape(array) + r"\[[^\]]*\] = \{(.*?)\};", source, re.S).group(1)
+    return bytes(int(value, 16) for value in re.findall(r"0x([0-9a-f]{2}),", body))
+
+
+class SignatureTest(unittest.TestCase):
+    def test_types_hints_and_constexprs(self):
+        parameters, constants = triton_aot.parse_signature(
+            "*fp32:16, i32, fp32, 1024, True, 0.5", ["x", "n", "alpha", "BLOCK", "FLAG", "F"], "k")
+        self.assertEqual(parameters, [parameter("x", "*fp32", 16), parameter("n", "i32"),
+                                      parameter("alpha", "fp32")])
+        self.assertEqual(constants, [constant("BLOCK", "1024"), constant("FLAG", "True"),
+                                     constant("F", "0.5")])
+
+    def test_wrong_count_names_the_parameters(self):
+        with self.assertRaisesRegex(UsageError, r"has 2 parameters \(x, n\); the signature lists 1"):
+            triton_aot.parse_signature("*fp32", ["x", "n"], "k")
+
+    def test_refused_entries(self):
+        for signature, message in [("fp31", "unknown type 'fp31'"),
+                                   ("i32:8", "the only hint is ':16'"),
+                                   ("fp32:16", "':16' applies to pointers and integers"),
+                                   ("007", "no leading zeros"),
+                                   ("99999999999999999999", "does not fit in 64 bits")]:
+            with self.subTest(signature=signature), self.assertRaisesRegex(UsageError, message):
+                triton_aot.parse_signature(signature, ["a"], "k")
+
+
+class PtxTest(unittest.TestCase):
+    def test_parameter_sizes_in_order(self):
+        ptx = (".visible .entry other(\n\t.param .u32 other_param_0\n)\n"
+               ".visible .entry k(\n\t.param .u64 .ptr .global .align 16 k_param_0,\n"
+               "\t.param .f32 k_param_1,\n\t.param .b16 k_param_2,\n"
+               "\t.param .align 4 .b8 k_param_3[12]\n)\n")
+        self.assertEqual(triton_aot.ptx_entry_parameters(ptx, "k"), [8, 4, 2, 12])
+
+    def test_entry_without_parameters(self):
+        self.assertEqual(triton_aot.ptx_entry_parameters(".entry k()\n{}", "k"), [])
+
+    def test_missing_entry(self):
+        with self.assertRaisesRegex(UsageError, "no .entry k in the compiled PTX"):
+            triton_aot.ptx_entry_parameters(".entry k2(\n)", "k")
+
+    def test_sizes_checked_against_types(self):
+        triton_aot.check_parameter_sizes([parameter("x", "*fp16"), parameter("s", "fp32")], [8, 4])
+        with self.assertRaisesRegex(UsageError, r"parameter 's' \(fp32\) is 8 bytes in the "
+                                                r"compiled kernel, not 4"):
+            triton_aot.check_parameter_sizes([parameter("s", "fp32")], [8])
+
+
+class EmbedTest(unittest.TestCase):
+    def setUp(self):
+        self.directory = tempfile.TemporaryDirectory()
+        self.addCleanup(self.directory.cleanup)
+        self.dir = Path(self.directory.name)
+
+    def embed(self, base, namespace=""):
+        triton_aot.embed(str(base), namespace, self.dir / "out")
+        name = Path(base).name
+        header = (self.dir / "out" / "include" / "triton_kernels" / f"{name}.h").read_text()
+        source = (self.dir / "out" / f"{name}.cpp").read_text()
+        return header, source
+
+    def test_launch_takes_typed_parameters_with_cpp_names(self):
+        base = write_artefact(self.dir, "kern", parameters=[
+            parameter("x", "*fp32", 16), parameter("h", "*fp16"), parameter("b", "*bf16"),
+            parameter("raw", "*u16"), parameter("int", "i32"), parameter("stream", "fp16"),
+            parameter("kern", "u64")])
+        header, _ = self.embed(base, namespace="ns::inner")
+        self.assertIn("namespace ns::inner {\n\nstruct kern {", header)
+        self.assertIn("      autoplugin::triton::Grid grid, autoplugin::Stream stream,\n"
+                      "      autoplugin::triton::PointerArg<float> x,\n"
+                      "      autoplugin::triton::PointerArg<autoplugin::half_storage> h,\n"
+                      "      autoplugin::triton::PointerArg<autoplugin::bfloat16_storage> b,\n"
+                      "      autoplugin::triton::PointerArg<> raw,\n"
+                      "      std::int32_t int_,\n"
+                      "      autoplugin::triton::Float16Arg stream_,\n"
+                      "      std::uint64_t kern_) {\n"
+                      "    autoplugin::triton::launch(image(), grid, stream, "
+                      "{x, h, b, raw, int_, stream_, kern_});\n", header)
+        self.assertTrue(header.endswith("};\n\n}  // namespace ns::inner\n"))
+        self.assertNotIn("scratch", header)
+
+    def test_constexprs_become_typed_members(self):
+        base = write_artefact(self.dir, "kern", constants=[
+            constant("BLOCK", "1024"), constant("NEG", "-3"), constant("EVEN", "True"),
+            constant("ODD", "False"), constant("ALPHA", "0.5"), constant("BIG", "1e5"),
+            constant("class", "1")])
+        header, source = self.embed(base)
+        self.assertIn("  static constexpr std::int64_t BLOCK = 1024;\n"
+                      "  static constexpr std::int64_t NEG = -3;\n"
+                      "  static constexpr bool EVEN = true;\n"
+                      "  static constexpr bool ODD = false;\n"
+                      "  static constexpr double ALPHA = 0.5;\n"
+                      "  static constexpr double BIG = 1e5;\n"
+                      "  static constexpr std::int64_t class_ = 1;\n", header)
+        # The tables keep the Python names and the recorded text.
+        self.assertIn('    {"BLOCK", "1024"},\n', source)
+        self.assertIn('    {"class", "1"},\n', source)
+        self.assertTrue(header.startswith("// Generated by autoplugin_add_triton_kernel from "
+                                          "kern.json: do not edit.\n// Triton 3.6.0 kernel "
+                                          "kernel_fn for sm_90: sig\n#pragma once\n"))
+
+    def test_scratch_memory_gives_workspace_launch(self):
+        for global_bytes, profile_bytes, scratch_parameters, expected in [
+                (256, 0, 2, True), (0, 8, 2, True), (0, 8, 1, False), (0, 0, 2, False)]:
+            with self.subTest(global_bytes=global_bytes, profile_bytes=profile_bytes):
+                base = write_artefact(self.dir, "kern", parameters=[parameter("x", "*i8")],
+                                      scratch_parameters=scratch_parameters,
+                                      global_scratch=global_bytes, profile_scratch=profile_bytes)
+                header, _ = self.embed(base)
+                self.assertEqual("autoplugin::Workspace scratch," in header, expected)
+                self.assertEqual("{x}, scratch);" in header, expected)
+                self.assertEqual("static std::size_t scratch_bytes(autoplugin::triton::Grid "
+                                 "grid)" in header, expected)
+
+    def test_image_embeds_the_files_and_the_metadata(self):
+        cubin = bytes(range(256)) + b"\x00\x01"
+        base = write_artefact(self.dir, "kern", parameters=[parameter("x", "*fp32", 16),
+                                                            parameter("n", "i32")],
+                              constants=[constant("BLOCK", "64")], cubin=cubin,
+                              global_scratch=512, shared_bytes=16392, launch_num_warps=8)
+        _, source = self.embed(base, namespace="ns")
+        ptx = Path(f"{base}.ptx").read_bytes()
+        self.assertIn(f"alignas(64) const unsigned char kCubin[{len(cubin)}] = {{\n    0x00,",
+                      source)
+        self.assertEqual(initializer_bytes(source, "kCubin"), cubin)
+        self.assertIn(f"alignas(64) const char kPtx[{len(ptx)} + 1] = {{\n", source)
+        self.assertEqual(initializer_bytes(source, "kPtx"), ptx)
+        self.assertIn("0x0a,0};\n", source)  # the PTX is terminated
+        cubin_rows = source.split("kCubin")[1].split("};")[0].splitlines()[1:]
+        self.assertEqual([row.count("0x") for row in cubin_rows], [16] * 16 + [2])
+        self.assertIn('    {"x", "*fp32", autoplugin::triton::ParamType::Pointer, 16},\n'
+                      '    {"n", "i32", autoplugin::triton::ParamType::I32, 1},\n', source)
+        self.assertIn('  static const autoplugin::triton::KernelImage kImage{\n'
+                      '      "kern",\n      "kernel_fn",\n      "sig",\n      90,\n'
+                      '      kCubin,\n      kPtx,\n      kParameters,\n      kConstants,\n'
+                      '      8,\n      16392,\n      2,\n      512,\n      128,\n      0,\n'
+                      '      1};\n', source)
+        self.assertTrue(source.startswith("// Generated by autoplugin_add_triton_kernel from "
+                                          'kern.json: do not edit.\n#include '
+                                          '"triton_kernels/kern.h"\n\nnamespace ns {\n'))
+
+    def test_no_parameters_or_constants_give_empty_spans(self):
+        base = write_artefact(self.dir, "kern", scratch_parameters=0)
+        header, source = self.embed(base)
+        self.assertNotIn("kParameters", source)
+        self.assertNotIn("kConstants", source)
+        self.assertIn("      kPtx,\n      {},\n      {},\n", source)
+        self.assertIn("autoplugin::Stream stream) {\n"
+                      "    autoplugin::triton::launch(image(), grid, stream, {});\n", header)
+        self.assertTrue(source.endswith("  return kImage;\n}\n\n"))
+
+    def test_inconsistent_artefacts_are_refused(self):
+        cases = [
+            (dict(format=2), "not an autoplugin Triton artefact of format 1"),
+            (dict(scratch_parameters=3, ptx_parameters=["u64"] * 3), "3 scratch parameters; at most 2"),
+            (dict(global_scratch=8, global_scratch_align=24),
+             "global_scratch.align 24 is not a power of two"),
+            (dict(parameters=[parameter("x", "*fp32")], ptx_parameters=["u64"]),
+             r"kern: the kernel kernel_fn in the PTX takes 1 parameters; the .json describes 3 "
+             r"\(the files are from different compilations"),
+            (dict(parameters=[parameter("s", "fp32")], ptx_parameters=["f64", "u64", "u64"]),
+             r"parameter 's' \(fp32\) is 8 bytes in the compiled kernel, not 4"),
+            (dict(parameters=[parameter("x", "i128")], ptx_parameters=["u64"] * 3),
+             "kern.json: parameter 'x': unknown Triton type 'i128'"),
+            (dict(constants=[constant("BLOCK", "064")]),
+             "constexpr BLOCK = 064: a leading zero makes a C\\+\\+ integer octal"),
+            (dict(constants=[constant("MODE", "fast")]),
+             "constexpr MODE = fast: not a bool, integer or float"),
+            (dict(shared_bytes="128"), "shared_bytes is missing or not a int"),
+            (dict(function="kernel_fn2"), "no .entry kernel_fn2"),
+            (dict(parameters=[parameter("x-y", "i32")]), "'x-y' is not a C\\+\\+ identifier"),
+        ]
+        for arguments, message in cases:
+            with self.subTest(message=message), self.assertRaisesRegex(UsageError, message):
+                self.embed(write_artefact(self.dir, "kern", **arguments))
+
+    def test_bad_namespace_and_missing_files(self):
+        base = write_artefact(self.dir, "kern")
+        with self.assertRaisesRegex(UsageError, "the namespace 'a b' is not a C\\+\\+ namespace"):
+            self.embed(base, namespace="a b")
+        Path(f"{base}.cubin").unlink()
+        with self.assertRaisesRegex(UsageError, "kern.cubin"):
+            self.embed(base)
+
+    def test_command_line_reports_errors_without_a_traceback(self):
+        base = write_artefact(self.dir, "kern", format=7)
+        result = subprocess.run([sys.executable, str(SCRIPT), "embed", "--artefact", str(base),
+                                 "--out-dir", str(self.dir / "out")],
+                                capture_output=True, text=True)
+        self.assertEqual(result.returncode, 1)
+        self.assertEqual(result.stderr, f"triton_aot embed: {base}.json: not an autoplugin Triton "
+                                        "artefact of format 1\n")
+
+    def test_shipped_artefacts_embed(self):
+        """Every artefact shipped in the tree generates a header and a source."""
+        root = HERE.parents[1]
+        artefacts = sorted((root / "tests" / "triton" / "aot").glob("*.json")) + \
+            sorted((root / "examples" / "circular_pad_triton" / "aot").glob("*.json"))
+        self.assertEqual(len(artefacts), 6)
+        for artefact in artefacts:
+            with self.subTest(artefact=artefact.name):
+                header, source = self.embed(artefact.with_suffix(""), namespace="shipped")
+                self.assertIn(f"struct {artefact.stem} {{", header)
+                self.assertEqual(initializer_bytes(source, "kCubin"),
+                                 artefact.with_suffix(".cubin").read_bytes())
+
+
+if __name__ == "__main__":
+    unittest.main()
