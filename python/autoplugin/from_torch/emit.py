@@ -174,6 +174,7 @@ def cpp_source(op, structures, dtypes, provenance):
         "#include <autoplugin/autoplugin.h>",
         "#include <autoplugin/triton.h>",
         "",
+        "#include <algorithm>",
         "#include <array>",
         "#include <cstdint>",
         "#include <limits>",

@@ -3,7 +3,7 @@
 Pure Python (no torch): the values an argument took at sampled points, and per point the
 "atoms" a launcher can read (an input's or output's extent, element count and stride, an
 attribute or an attribute's element). Candidates are tried from the simplest: a constant, an atom,
-an atom plus a constant, a multiple, a sum or difference of two atoms, a ceiling or floor division
+an atom plus a constant, a multiple, a sum, difference, minimum or maximum of two atoms, a ceiling or floor division
 by a constant, a product of two atoms. The first candidate that matches every fitting sample must
 also match every checking sample, else the argument is refused: it is never guessed.
 """
@@ -72,6 +72,9 @@ def _candidates(envs, constants):
     for a, b in product(names, names):
         if a != b:
             yield f"{a} - {b}", lambda env, a=a, b=b: env.atoms[a] - env.atoms[b]
+    for a, b in combinations(names, 2):
+        yield f"std::min({a}, {b})", lambda env, a=a, b=b: min(env.atoms[a], env.atoms[b])
+        yield f"std::max({a}, {b})", lambda env, a=a, b=b: max(env.atoms[a], env.atoms[b])
     divisors = sorted({c for c in constants if c > 1} | {2 ** k for k in range(1, 17)})
     for name in names:
         for divisor in divisors:
@@ -112,7 +115,7 @@ def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
         raise GenerationError(
             f"{context} cannot be recovered: its values {fit_values} at the sampled points are not "
             "a constant, a size, an element count, a stride, an attribute (element), or a simple "
-            "combination of these (sum, difference, multiple, ceiling or floor division by a "
+            "combination of these (sum, difference, min, max, multiple, ceiling or floor division by a "
             "constant, product of two)")
     for env, value in zip(check_envs, check_values):
         if _integral(function(env)) != value:

@@ -19,7 +19,6 @@ import torch
 
 from . import fitting
 from .discover import GenerationError
-from .shapes import _values
 
 TRITON_POINTER_TYPES = {
     torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16", torch.float64: "fp64",
@@ -152,39 +151,75 @@ def _tensor_role(op, value, inputs, outputs):
     return None, None
 
 
-def _sample_points(op, example, requires, symbols, count, rng):
-    """Points inside the traced shape requirements, with every extent at least 1."""
+MAX_SAMPLE_ELEMENTS = 1 << 21
+
+
+def _sample_int(rng, example_value, largest):
+    """Small values and values up to `largest` (log-uniform), with the example's sign."""
+    if rng.random() < 0.5:
+        value = rng.randint(0, 2 * abs(example_value) + 6)
+    else:
+        value = int(round(2 ** rng.uniform(0, largest.bit_length())))
+    return -value if example_value < 0 and rng.random() < 0.5 else value
+
+
+def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
+    """Points inside the traced shape requirements, every extent at least 1. With `long_axes`,
+    one point per tensor axis with that axis long (1000-5000) and the others short, so that every
+    grid extent and argument sees its axis grow."""
+    from .shapes import _values
+    targets = [None] * count
+    if long_axes:
+        targets = [(a.name, axis) for a in op.tensors for axis in range(len(example[a.name]))]
     points = []
-    for _ in range(count * 200):
-        point = {}
-        for argument in op.arguments:
-            value = example[argument.name]
-            if argument.kind == "Tensor":
-                point[argument.name] = [rng.randint(1, 12) for _ in value]
-            elif argument.kind == "int":
-                point[argument.name] = rng.randint(0 if value >= 0 else -6, 2 * abs(value) + 6)
-            elif argument.kind == "int[]":
-                point[argument.name] = [rng.randint(0 if v >= 0 else -6, 2 * abs(v) + 6)
-                                        for v in value]
-            elif argument.kind == "float":
-                point[argument.name] = round(rng.uniform(-2.0, 2.0), 3)
-            elif argument.kind == "float[]":
-                point[argument.name] = [round(rng.uniform(-2.0, 2.0), 3) for _ in value]
-            else:
-                point[argument.name] = value
-        values = _values(symbols, point)
-        if all(bool(r.xreplace(values)) for r in requires):
-            points.append(point)
-            if len(points) == count:
-                return points
-    raise GenerationError(f"op '{op.qualname}': found too few sizes and attributes that satisfy "
-                          "its fake implementation's requirements to sample the host code")
+    for target in targets:
+        for _ in range(2000):
+            point = {}
+            for argument in op.arguments:
+                value = example[argument.name]
+                if argument.kind == "Tensor":
+                    if target is None:
+                        shape = [rng.randint(1, 16) if rng.random() < 0.5 else
+                                 int(round(2 ** rng.uniform(0, 10))) for _ in value]
+                    else:
+                        shape = [rng.randint(1000, 5000) if (argument.name, axis) == target
+                                 else rng.randint(1, 4) for axis in range(len(value))]
+                    point[argument.name] = shape
+                elif argument.kind == "int":
+                    point[argument.name] = _sample_int(rng, value, 1024)
+                elif argument.kind == "int[]":
+                    point[argument.name] = [_sample_int(rng, v, 1024) for v in value]
+                elif argument.kind == "float":
+                    point[argument.name] = round(rng.uniform(-2.0, 2.0), 3)
+                elif argument.kind == "float[]":
+                    point[argument.name] = [round(rng.uniform(-2.0, 2.0), 3) for _ in value]
+                else:
+                    point[argument.name] = value
+            elements = sum(_numel(point[a.name]) for a in op.tensors)
+            values = _values(symbols, point)
+            if elements <= MAX_SAMPLE_ELEMENTS and all(bool(r.xreplace(values)) for r in requires):
+                points.append(point)
+                break
+        else:
+            if target is None:
+                raise GenerationError(
+                    f"op '{op.qualname}': found too few sizes and attributes that satisfy its "
+                    "fake implementation's requirements to sample the host code")
+    return points
 
 
-def recover_launches(op, example, traced, dtypes, samples=8, seed=1):
+def _numel(shape):
+    total = 1
+    for extent in shape:
+        total *= extent
+    return total
+
+
+def recover_launches(op, example, traced, dtypes, samples=12, seed=1):
     """The launches of the op's host code for one structure (ranks, list lengths)."""
     rng = random.Random(seed)
     points = _sample_points(op, example, traced.requires, traced.symbols, 2 * samples, rng)
+    points += _sample_points(op, example, traced.requires, traced.symbols, 0, rng, long_axes=True)
     runs = []  # per point: (records, inputs, outputs)
     for index, point in enumerate(points):
         first = _run_body(op, point, torch.float32, seed=2 * index)
