@@ -56,7 +56,7 @@ def triton_circular_pad(x: torch.Tensor, padding: Sequence[int]) -> torch.Tensor
     circ_pad_kernel[numBlocks](x, all_pads[0], all_pads[2], all_pads[4], all_pads[6],
                                orig_dims[0], orig_dims[1], orig_dims[2], orig_dims[3],
                                y, out_dims[1], out_dims[2], out_dims[3],
-                               np.prod(orig_dims), np.prod(out_dims), BLOCK_SIZE=256)
+                               int(np.prod(orig_dims)), int(np.prod(out_dims)), BLOCK_SIZE=256)
     return y
 
 

@@ -49,9 +49,14 @@ class DimTranslator:
         self.names = dict(names)
 
     def _sorted(self, args):
-        """Arguments in a readable order: by their C++ text, constants last."""
+        """Arguments in a readable order: names before compound terms, tensor extents (`x[1]`)
+        before attributes, then by C++ text; constants last."""
         renamed = {symbol: sympy.Symbol(text) for symbol, text in self.names.items()}
-        return sorted(args, key=lambda a: (a.is_Number, str(a.xreplace(renamed))))
+
+        def key(arg):
+            extent = any("[" in self.names.get(s, "") for s in arg.free_symbols)
+            return (arg.is_Number, not arg.is_Symbol, not extent, str(arg.xreplace(renamed)))
+        return sorted(args, key=key)
 
     # -- integers ------------------------------------------------------------------------------
     def dim(self, expr):
