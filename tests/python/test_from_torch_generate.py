@@ -79,6 +79,18 @@ class GenerateExamplesTest(unittest.TestCase):
         self.assertIn('checked_i32(std::min(x.size(1), window), "window")', cpp)
 
 
+class LibraryOpTest(unittest.TestCase):
+    def test_library_defined_op(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(os.path.join(os.path.dirname(__file__), "from_torch_library_op.py"),
+                                "--out", out)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            with open(os.path.join(out, "twice", "twice.cpp")) as f:
+                cpp = f.read()
+        self.assertIn('AUTOPLUGIN_OP("libex::twice(Tensor x) -> Tensor"', cpp)
+        self.assertIn("ap::triton::make_grid(ap::triton::cdiv(x.numel(), 512))", cpp)
+
+
 class RefusalTest(unittest.TestCase):
     def test_argument_from_tensor_values_is_refused(self):
         with tempfile.TemporaryDirectory() as out:

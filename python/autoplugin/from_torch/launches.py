@@ -282,9 +282,7 @@ def _scalar_type(values, name, where, line):
     if all(isinstance(v, (bool, np.bool_)) for v in values):
         return "i1"
     if all(isinstance(v, (np.floating, float)) for v in values):
-        if any(isinstance(v, np.float64) for v in values):
-            return "fp32"  # Triton passes Python floats (and float64 NumPy scalars) as fp32
-        return "fp32"
+        return "fp32"  # Triton passes Python floats as fp32
     if all(isinstance(v, (int, np.integer)) for v in values):
         if any(isinstance(v, (np.int64, np.uint64)) for v in values):
             return "i64"
