@@ -6,6 +6,7 @@ annotated with the kernel parameter it fills.
 """
 import hashlib
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -54,7 +55,7 @@ def shape_function(op, structures):
         parameters.append(f"{cpp_type} {argument.name}")
     returns = ("ap::Shape" if op.num_outputs == 1 else
                f"std::array<ap::Shape, {op.num_outputs}>")
-    lines = [f"{returns} {name}({', '.join(parameters)}) {{"]
+    lines = []
     for structure in structures:
         traced = structure.traced
         names, display = {}, {}
@@ -89,11 +90,32 @@ def shape_function(op, structures):
         else:
             lines.append(f"    return {{{', '.join(shapes)}}};")
         lines.append("  }")
-    lines.append(f"  throw ap::ShapeError(\"{op.qualname} was generated for "
-                 f"{' or '.join('(' + _structure_text(op, s.example) + ')' for s in structures)}; "
-                 "regenerate with an --example for other ranks or lengths\");")
+    generated_for = " or ".join(f"({_structure_text(op, s.example)})" for s in structures)
+    lines.append("  throw ap::ShapeError(")
+    lines.append(f"      \"{op.qualname} was generated for {generated_for}; \"")
+    lines.append("      \"regenerate with an --example for other ranks or lengths\");")
     lines.append("}")
-    return "\n".join(lines)
+    return "\n".join([_signature(f"{returns} {name}", _unused_unnamed(parameters, lines))] + lines)
+
+
+def _signature(start, parameters):
+    """`start(parameters) {`, wrapped at 100 columns with the parameters aligned."""
+    line = f"{start}({', '.join(parameters)}) {{"
+    if len(line) <= 100:
+        return line
+    indent = " " * (len(start) + 1)
+    return f"{start}(" + (",\n" + indent).join(parameters) + ") {"
+
+
+def _unused_unnamed(parameters, body):
+    """Parameters the body does not use keep their name as a comment (no unused warnings)."""
+    text = "\n".join(body)
+    named = []
+    for parameter in parameters:
+        cpp_type, _, name = parameter.rpartition(" ")
+        used = re.search(rf"(?<![\w.]){re.escape(name)}\b", text) is not None
+        named.append(parameter if used else f"{cpp_type} /*{name}*/")
+    return named
 
 
 def _element_types(op, structures, dtype):
@@ -132,7 +154,7 @@ def launcher(op, structures, dtype):
         name = output_name(op, index)
         parameters.append(f"ap::Out<{types.get(name, element)}> {name}")
     parameters.append("ap::Stream stream")
-    lines = [f"void {op.name}_{dtype}({', '.join(parameters)}) {{"]
+    lines = []
     for structure in structures:
         lines.append(f"  if ({_structure_condition(op, structure.example, lambda n: n + '.')}) {{")
         for position, launch in enumerate(structure.launches):
@@ -148,10 +170,10 @@ def launcher(op, structures, dtype):
                 lines.append(f"        /* {argument.name:<{width}} */ {_argument_text(argument)}{end}")
         lines.append("    return;")
         lines.append("  }")
-    lines.append(f"  throw ap::Error(\"{op.qualname}: no launch generated for these ranks or "
-                 "lengths\");")
+    lines.append(f"  throw ap::Error(\"{op.qualname}: no launch generated for these ranks or lengths\");")
     lines.append("}")
-    return "\n".join(lines)
+    header = _signature(f"void {op.name}_{dtype}", _unused_unnamed(parameters, lines))
+    return "\n".join([header] + lines)
 
 
 def _uses_floor_div(structures):

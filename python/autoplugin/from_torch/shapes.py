@@ -60,7 +60,12 @@ def trace(op, example):
     env = ShapeEnv(duck_shape=False)
     mode = FakeTensorMode(shape_env=env)
     symbols = {}
-    extents = iter(TRACE_EXTENTS * 4)
+    # Extents well above every integer attribute, so that the trace takes the branch of
+    # ordinary inputs (a padding smaller than the dimension it pads, ...).
+    largest = max([abs(v) for a in op.attributes if a.kind in ("int", "int[]")
+                   for v in (example[a.name] if a.kind == "int[]" else [example[a.name]])],
+                  default=0)
+    extents = iter([2 * largest + e for e in TRACE_EXTENTS] * 4)
     call = {}
 
     def symint(value, name):
@@ -188,6 +193,11 @@ def traced_shapes(op, example, samples=400, seed=0):
                    and all(_holds(g, v) for g in others) and not _holds(guard, v)]
         if outside and all(agrees(v, c) for v, c in outside):
             requires = others
+    example_values = _values(symbols, example)
+    broken = [g for g in requires if not _holds(g, example_values)]
+    if broken:
+        raise GenerationError(f"op '{op.qualname}': the example {example} does not satisfy "
+                              f"what the fake implementation requires: {broken}")
     unreachable = []
     for point, values, concrete in points:
         if not all(_holds(g, values) for g in requires):
