@@ -43,7 +43,8 @@ class GenerateExamplesTest(unittest.TestCase):
         cpp, cmake = self.generate(
             "circular_pad_rfc.py",
             "--example", "torchtrt_ex::triton_circular_pad(x=[2, 3, 8, 8], padding=[1, 1, 2, 2])",
-            "--example", "torchtrt_ex::triton_circular_pad(x=[2, 3, 8, 8], padding=[1, 2, 1, 1, 2, 2])")
+            "--example",
+            "torchtrt_ex::triton_circular_pad(x=[2, 3, 8, 8], padding=[1, 2, 1, 1, 2, 2])")
         # the schema, with list[int] as an attribute
         self.assertIn('AUTOPLUGIN_OP("torchtrt_ex::triton_circular_pad(Tensor x, int[] padding) '
                       '-> Tensor"', cpp)
@@ -58,9 +59,9 @@ class GenerateExamplesTest(unittest.TestCase):
         self.assertIn('/* all_pads_2  */ checked_i32(padding[4], "all_pads_2")', cpp)
         self.assertIn('/* orig_dims_3 */ checked_i32(x.size(3), "orig_dims_3")', cpp)
         self.assertIn('if (x.rank() == 4 && padding.size() == 6) {', cpp)
-        self.assertIn('throw ap::ShapeError(\n      "torchtrt_ex::triton_circular_pad was generated for '
-                      '(x of rank 4, padding of length 4) or (x of rank 4, padding of length 6); ',
-                      cpp)
+        self.assertIn('throw ap::ShapeError(\n      "torchtrt_ex::triton_circular_pad was '
+                      'generated for (x of rank 4, padding of length 4) or (x of rank 4, padding '
+                      'of length 6); ', cpp)
         self.assertIn('/* X_len       */ checked_i32(x.numel(), "X_len")', cpp)
         # one kernel per dtype
         self.assertIn('SIGNATURE "*fp16, i32, i32, i32, i32, i32, i32, i32, i32, *fp16, i32, i32, '

@@ -41,7 +41,8 @@ std::vector<std::int64_t> parse_ints(const std::string& text, char separator) {
   return values;
 }
 
-nvinfer1::PluginTensorDesc describe(const std::vector<std::int64_t>& shape, nvinfer1::DataType type) {
+nvinfer1::PluginTensorDesc describe(const std::vector<std::int64_t>& shape,
+                                    nvinfer1::DataType type) {
   nvinfer1::PluginTensorDesc desc{};
   desc.dims.nbDims = static_cast<std::int32_t>(shape.size());
   for (std::size_t i = 0; i < shape.size(); ++i) desc.dims.d[i] = shape[i];
@@ -80,7 +81,9 @@ nvinfer1::IPluginCreatorV3One* find_creator(const char* library, const std::stri
 
 int main(int argc, char** argv) {
   if (argc < 6) {
-    std::fprintf(stderr, "usage: enqueue_bench LIB NS::OP DTYPE IN_SHAPE OUT_SHAPE [name=i:1,2 | name=f:0.5 ...]\n");
+    std::fprintf(
+        stderr,
+        "usage: enqueue_bench LIB NS::OP DTYPE IN_SHAPE OUT_SHAPE [name=i:1,2 | name=f:0.5 ...]\n");
     return 2;
   }
   const std::string dtype = argv[3];
@@ -109,7 +112,8 @@ int main(int argc, char** argv) {
                           static_cast<std::int32_t>(ints.back().size()));
     } else {
       floats.push_back(std::strtof(value.c_str(), nullptr));
-      fields.emplace_back(names.back().c_str(), &floats.back(), nvinfer1::PluginFieldType::kFLOAT32, 1);
+      fields.emplace_back(names.back().c_str(), &floats.back(), nvinfer1::PluginFieldType::kFLOAT32,
+                          1);
     }
   }
   auto* creator = find_creator(argv[1], argv[2]);

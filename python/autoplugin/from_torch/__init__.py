@@ -1,7 +1,8 @@
 """from-torch: a Python custom op with a Triton kernel and a fake implementation becomes a native
 TensorRT plugin (a small CMake project of readable C++), with no C++ written by hand.
 
-    python3 -m autoplugin.from_torch MODULE.py --example 'ns::op(x=[2, 3, 8, 8], padding=[1, 1, 2, 2])'
+    python3 -m autoplugin.from_torch MODULE.py \
+        --example 'ns::op(x=[2, 3, 8, 8], padding=[1, 1, 2, 2])'
         [--op ns::op ...] [--dtypes float32,float16] --out DIR
 
 or ``autoplugin.from_torch.generate(...)``. The translator (``sympy_to_dim``) needs only sympy;

@@ -16,9 +16,11 @@ def main(argv=None):
     parser.add_argument("--out", required=True, help="folder for the generated projects")
     parser.add_argument("--op", action="append", dest="ops", metavar="NS::NAME",
                         help="generate only this op (repeatable; default: every op found)")
-    parser.add_argument("--example", action="append", dest="examples", metavar="'NS::NAME(x=[2, 3], k=4)'",
+    parser.add_argument("--example", action="append", dest="examples",
+                        metavar="'NS::NAME(x=[2, 3], k=4)'",
                         help="an example call (a tensor by its shape): the ranks and list lengths "
-                             "to generate for (repeatable; default: the module's AUTOPLUGIN_EXAMPLES)")
+                             "to generate for (repeatable; default: the module's "
+                             "AUTOPLUGIN_EXAMPLES)")
     parser.add_argument("--dtypes", default="float32",
                         help="comma-separated input dtypes, one launcher each (float32, float16, "
                              "bfloat16; default float32)")

@@ -68,8 +68,9 @@ def _arguments(qualname, schema):
         kind = TYPE_KINDS.get(str(argument.type))
         if kind is None:
             raise GenerationError(f"op '{qualname}': argument '{argument.name}' has type "
-                                  f"{argument.type}, which from-torch does not generate (supported: "
-                                  "Tensor, int, float, bool, str, int[], float[], bool[])")
+                                  f"{argument.type}, which from-torch does not generate "
+                                  "(supported: Tensor, int, float, bool, str, int[], float[], "
+                                  "bool[])")
         default = argument.default_value if argument.has_default_value() else None
         arguments.append(Argument(argument.name, kind, default))
     for returned in schema.returns:
@@ -142,7 +143,8 @@ def find_ops(path, wanted=None):
     for qualname, impls in library_impls.items():
         if any(op.qualname == qualname for op in ops):
             continue
-        body = impls.get("CUDA") or impls.get("CompositeExplicitAutograd") or next(iter(impls.values()))
+        body = (impls.get("CUDA") or impls.get("CompositeExplicitAutograd")
+                or next(iter(impls.values())))
         fake = _fake_of(qualname)
         if fake is None:
             raise GenerationError(f"op '{qualname}' has no fake implementation (register one "

@@ -3,9 +3,10 @@
 Pure Python (no torch): the values an argument took at sampled points, and per point the
 "atoms" a launcher can read (an input's or output's extent, element count and stride, an
 attribute or an attribute's element). Candidates are tried from the simplest: a constant, an atom,
-an atom plus a constant, a multiple, a sum, difference, minimum or maximum of two atoms, a ceiling or floor division
-by a constant, a product of two atoms. The first candidate that matches every fitting sample must
-also match every checking sample, else the argument is refused: it is never guessed.
+an atom plus a constant, a multiple, a sum, difference, minimum or maximum of two atoms, a
+ceiling or floor division by a constant, a product of two atoms. The first candidate that matches
+every fitting sample must also match every checking sample, else the argument is refused: it is
+never guessed.
 """
 from dataclasses import dataclass
 from itertools import combinations, product
@@ -115,8 +116,8 @@ def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
         raise GenerationError(
             f"{context} cannot be recovered: its values {fit_values} at the sampled points are not "
             "a constant, a size, an element count, a stride, an attribute (element), or a simple "
-            "combination of these (sum, difference, min, max, multiple, ceiling or floor division by a "
-            "constant, product of two)")
+            "combination of these (sum, difference, min, max, multiple, ceiling or floor division "
+            "by a constant, product of two)")
     for env, value in zip(check_envs, check_values):
         if _integral(function(env)) != value:
             raise GenerationError(

@@ -6,9 +6,9 @@ output extents come back as sympy expressions and the branches the fake took as 
 expressions hold only on the branch that was traced, so the result is checked: the fake is run
 again on concrete values (meta tensors) at many sampled points, including extents 0 and 1 and
 attributes of either sign. Guards about 0/1 specialisation (which PyTorch records while computing
-strides) are dropped; an inequality guard is dropped where the fake accepts sampled points outside
-it and gives the traced formula's shape at all of them, else kept as an `ap::require`. A point inside the kept guards where the
-formula and the fake disagree is a refusal.
+strides) are dropped; an inequality guard is dropped where the fake accepts sampled points
+outside it and gives the traced formula's shape at all of them, else kept as an `ap::require`.
+A point inside the kept guards where the formula and the fake disagree is a refusal.
 """
 import random
 from dataclasses import dataclass

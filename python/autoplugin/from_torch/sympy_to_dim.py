@@ -154,7 +154,8 @@ class DimTranslator:
                                    "ap::Dim form (write the division with //)")
         factors = [self._operand(f) for f in self._sorted(sympy.Mul.make_args(rest))]
         if coefficient == -1:
-            return "-" + " * ".join(factors) if len(factors) == 1 else "-(" + " * ".join(factors) + ")"
+            product = " * ".join(factors)
+            return f"-{product}" if len(factors) == 1 else f"-({product})"
         if coefficient != 1:
             factors.insert(0, str(int(coefficient)) if coefficient > 0 else f"({int(coefficient)})")
         return " * ".join(factors)
