@@ -67,6 +67,12 @@ class GenerateExamplesTest(unittest.TestCase):
         self.assertIn('SIGNATURE "*fp16, i32, i32, i32, i32, i32, i32, i32, i32, *fp16, i32, i32, '
                       'i32, i32, i32, 256"', cmake)
         self.assertIn("triton_circular_pad_float32, triton_circular_pad_float16", cpp)
+        # the copy shown in examples/from_torch/generated is what the generator writes today
+        # (from the first #include on: the header names the versions it was generated with)
+        with open(os.path.join(EXAMPLES, "generated", "triton_circular_pad.cpp")) as f:
+            shown = f.read()
+        start = "#include <autoplugin/autoplugin.h>"
+        self.assertEqual(cpp[cpp.index(start):], shown[shown.index(start):])
 
     def test_scaled_leaky_relu(self):
         cpp, cmake = self.generate("scaled_leaky_relu.py")
