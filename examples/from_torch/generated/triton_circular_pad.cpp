@@ -111,7 +111,7 @@ ap::Shape triton_circular_pad_shape(ap::Shape x, std::span<const std::int64_t> p
   }
   throw ap::ShapeError(
       "torchtrt_ex::triton_circular_pad was generated for (x of rank 4, padding of length 4) or (x of rank 4, padding of length 6); "
-      "regenerate with an --example for other ranks or lengths");
+      "regenerate with an --example for other ranks, lengths or strings");
 }
 
 // Launchers, one per dtype, each with its own kernel compiled ahead of time.

@@ -23,13 +23,17 @@ ATTRIBUTE_TYPES = {"int": "std::int64_t", "float": "double", "bool": "bool",
 
 
 def _structure_condition(op, example, access):
-    """C++ condition selecting a structure: each tensor's rank and each list's length."""
+    """C++ condition selecting a structure: each tensor's rank, each list's length and each
+    string attribute's value (strings are not sampled: they may change what the host code
+    does)."""
     parts = []
     for argument in op.arguments:
         if argument.kind == "Tensor":
             parts.append(f"{access(argument.name)}rank() == {len(example[argument.name])}")
         elif argument.kind.endswith("[]"):
             parts.append(f"{argument.name}.size() == {len(example[argument.name])}")
+        elif argument.kind == "str":
+            parts.append(f"{argument.name} == {json.dumps(example[argument.name])}")
     return " && ".join(parts) or "true"
 
 
@@ -40,6 +44,8 @@ def _structure_text(op, example):
             parts.append(f"{argument.name} of rank {len(example[argument.name])}")
         elif argument.kind.endswith("[]"):
             parts.append(f"{argument.name} of length {len(example[argument.name])}")
+        elif argument.kind == "str":
+            parts.append(f"{argument.name} = '{example[argument.name]}'")
     return ", ".join(parts) or "every input"
 
 
@@ -93,7 +99,7 @@ def shape_function(op, structures):
     generated_for = " or ".join(f"({_structure_text(op, s.example)})" for s in structures)
     lines.append("  throw ap::ShapeError(")
     lines.append(f"      \"{op.qualname} was generated for {generated_for}; \"")
-    lines.append("      \"regenerate with an --example for other ranks or lengths\");")
+    lines.append("      \"regenerate with an --example for other ranks, lengths or strings\");")
     lines.append("}")
     return "\n".join([_signature(f"{returns} {name}", _unused_unnamed(parameters, lines))] + lines)
 

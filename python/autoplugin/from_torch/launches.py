@@ -193,6 +193,10 @@ def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
                     point[argument.name] = round(rng.uniform(-2.0, 2.0), 3)
                 elif argument.kind == "float[]":
                     point[argument.name] = [round(rng.uniform(-2.0, 2.0), 3) for _ in value]
+                elif argument.kind == "bool":
+                    point[argument.name] = rng.random() < 0.5
+                elif argument.kind == "bool[]":
+                    point[argument.name] = [rng.random() < 0.5 for _ in value]
                 else:
                     point[argument.name] = value
             elements = sum(_numel(point[a.name]) for a in op.tensors)
