@@ -100,6 +100,26 @@ class LibraryOpTest(unittest.TestCase):
         self.assertIn("ap::triton::make_grid(ap::triton::cdiv(x.numel(), 512))", cpp)
 
 
+class StructureTest(unittest.TestCase):
+    def test_structures_strings_and_bools(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(os.path.join(os.path.dirname(__file__),
+                                             "from_torch_structures.py"), "--out", out)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            with open(os.path.join(out, "shift", "shift.cpp")) as f:
+                cpp = f.read()
+            with open(os.path.join(out, "shift", "CMakeLists.txt")) as f:
+                cmake = f.read()
+        # a kernel variant per structure, each launched with its own block size
+        self.assertIn('SIGNATURE "*fp32, *fp32, i32, fp32, i1, 128"', cmake)
+        self.assertIn('SIGNATURE "*fp32, *fp32, i32, fp32, i1, 512"', cmake)
+        self.assertIn("shift_shift_kernel_fp32_v2::launch(", cpp)
+        # the string selects the structure; the bool is passed through
+        self.assertIn('if (x.rank() == 3 && mode == "down") {', cpp)
+        self.assertIn("/* delta   */ -1.0f,", cpp)
+        self.assertIn("/* negate  */ static_cast<bool>(negate));", cpp)
+
+
 class RefusalTest(unittest.TestCase):
     def test_argument_from_tensor_values_is_refused(self):
         with tempfile.TemporaryDirectory() as out:

@@ -135,6 +135,8 @@ def _sample_point(op, example, rng):
             point[argument.name] = rng.randint(-3, 2 * abs(value) + 4)
         elif argument.kind == "int[]":
             point[argument.name] = [rng.randint(-3, 2 * abs(v) + 4) for v in value]
+        elif argument.kind == "bool":
+            point[argument.name] = rng.random() < 0.5
         else:
             point[argument.name] = value
     return point
