@@ -132,6 +132,14 @@ class RefusalTest(unittest.TestCase):
             self.assertIn("depends on the tensor contents", result.stderr)
             self.assertEqual(os.listdir(out), [], "nothing is written for a refused op")
 
+    def test_autotuned_kernel_is_refused(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(os.path.join(os.path.dirname(__file__), "from_torch_autotuned.py"),
+                                "--out", out)
+            self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+            self.assertIn("op 'test::autotuned_copy': from_torch_autotuned.py:", result.stderr)
+            self.assertIn("'cp_kernel' is autotuned", result.stderr)
+
     def test_missing_example_is_explained(self):
         with tempfile.TemporaryDirectory() as out:
             result = from_torch(os.path.join(EXAMPLES, "circular_pad_rfc.py"), "--out", out)

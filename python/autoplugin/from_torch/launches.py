@@ -101,11 +101,23 @@ def intercepted_launches(records, module_path):
         grid = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
         records.append(RecordedLaunch(self, grid, arguments, options, where, line))
 
+    from triton.runtime.autotuner import Autotuner
+    original_autotuner = Autotuner.run
+
+    def autotuned(self, *args, **kwargs):
+        where, line = _launch_site(module_path)
+        name = getattr(getattr(self, "base_fn", None), "__name__", "the kernel")
+        raise GenerationError(f"{where}: {line}: '{name}' is autotuned (@triton.autotune); a "
+                              "plugin's kernel is compiled ahead of time for one configuration: "
+                              "launch the @triton.jit kernel with the configuration you want")
+
     JITFunction.run = run
+    Autotuner.run = autotuned
     try:
         yield
     finally:
         JITFunction.run = original
+        Autotuner.run = original_autotuner
 
 
 def _run_body(op, point, dtype, seed):
@@ -123,8 +135,10 @@ def _run_body(op, point, dtype, seed):
     with intercepted_launches(records, op.module_path):
         try:
             result = op.body(**call)
-        except GenerationError:
-            raise
+        except GenerationError as error:  # from the intercepted launch: name the op
+            if str(error).startswith("op '"):
+                raise
+            raise GenerationError(f"op '{op.qualname}': {error}") from None
         except Exception as error:
             frames = [f for f in traceback.extract_tb(error.__traceback__)
                       if Path(f.filename).resolve() == op.module_path]
