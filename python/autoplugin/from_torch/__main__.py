@@ -18,8 +18,8 @@ def main(argv=None):
                         help="generate only this op (repeatable; default: every op found)")
     parser.add_argument("--example", action="append", dest="examples",
                         metavar="'NS::NAME(x=[2, 3], k=4)'",
-                        help="an example call (a tensor by its shape): the ranks, list lengths and strings "
-                             "to generate for (repeatable; default: the module's "
+                        help="an example call (a tensor by its shape): the ranks, list lengths "
+                             "and strings to generate for (repeatable; default: the module's "
                              "AUTOPLUGIN_EXAMPLES)")
     parser.add_argument("--dtypes", default="float32",
                         help="comma-separated input dtypes, one launcher each (float32, float16, "
