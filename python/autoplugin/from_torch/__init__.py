@@ -1,0 +1,22 @@
+"""from-torch: a Python custom op with a Triton kernel and a fake implementation becomes a native
+TensorRT plugin (a small CMake project of readable C++), with no C++ written by hand.
+
+    python3 -m autoplugin.from_torch MODULE.py \
+        --example 'ns::op(x=[2, 3, 8, 8], padding=[1, 1, 2, 2])'
+        [--op ns::op ...] [--dtypes float32,float16] --out DIR
+
+or ``autoplugin.from_torch.generate(...)``. The translator (``sympy_to_dim``) needs only sympy;
+generation imports torch and triton when it runs, never when this package is imported.
+"""
+
+
+def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90, log=print):
+    """Generates one CMake project per custom op of `module` under `out`; returns their folders.
+
+    examples: strings ``"ns::op(x=[2, 3, 8, 8], padding=[1, 1, 2, 2])"`` (a tensor by its shape);
+    each fixes a structure (every tensor's rank and every list's length) the plugin is generated
+    for, and the sizes and attribute values around which the host code is sampled. Without one
+    for an op, the module's ``AUTOPLUGIN_EXAMPLES`` list is used.
+    """
+    from .generate import generate as run
+    return run(module, out, examples=examples, ops=ops, dtypes=dtypes, arch=arch, log=log)

@@ -1,0 +1,43 @@
+"""Command line: python3 -m autoplugin.from_torch MODULE.py --out DIR [options]."""
+import argparse
+import sys
+
+from . import generate
+from .discover import GenerationError
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="autoplugin from-torch",
+        description="Generate a TensorRT plugin project (C++, CMake, check cases) from each "
+                    "torch.library custom op of a Python module whose host code launches a Triton "
+                    "kernel and which has a fake implementation.")
+    parser.add_argument("module", help="the Python file defining the custom op(s)")
+    parser.add_argument("--out", required=True, help="folder for the generated projects")
+    parser.add_argument("--op", action="append", dest="ops", metavar="NS::NAME",
+                        help="generate only this op (repeatable; default: every op found)")
+    parser.add_argument("--example", action="append", dest="examples",
+                        metavar="'NS::NAME(x=[2, 3], k=4)'",
+                        help="an example call (a tensor by its shape): the ranks, list lengths "
+                             "and strings to generate for (repeatable; default: the module's "
+                             "AUTOPLUGIN_EXAMPLES)")
+    parser.add_argument("--dtypes", default="float32",
+                        help="comma-separated input dtypes, one launcher each (float32, float16, "
+                             "bfloat16; default float32)")
+    parser.add_argument("--arch", type=int, default=90, help="GPU architecture (default 90)")
+    args = parser.parse_args(argv)
+    dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
+    try:
+        folders = generate(args.module, args.out, examples=args.examples, ops=args.ops,
+                           dtypes=dtypes, arch=args.arch,
+                           log=lambda message: print(message, file=sys.stderr))
+    except GenerationError as error:
+        print(f"autoplugin from-torch: {error}", file=sys.stderr)
+        return 1
+    for folder in folders:
+        print(folder)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

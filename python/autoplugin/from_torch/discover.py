@@ -1,0 +1,182 @@
+"""Find the custom ops of a Python module: their schema, host code (body) and fake implementation.
+
+Two kinds are found: ``torch.library.custom_op`` objects at the module's top level, and ops a
+``torch.library.Library`` defines whose implementation was registered with ``Library.impl`` while
+the module was imported (the registration is observed during the import) and which have a fake.
+"""
+import ast
+import contextlib
+import importlib.util
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+
+class GenerationError(Exception):
+    """A refusal: what cannot be generated, naming the op, the argument and why."""
+
+
+@dataclass
+class Argument:
+    name: str
+    kind: str  # "Tensor", "int", "float", "bool", "str", "int[]", "float[]", "bool[]"
+    default: object = None
+
+
+@dataclass
+class CustomOp:
+    qualname: str  # ns::name
+    schema: str  # as declared in the plugin (SymInt written int: an attribute, not a shape input)
+    torch_schema: str  # as PyTorch reports it
+    arguments: list
+    num_outputs: int
+    body: object  # the host code: allocates outputs, computes a grid, launches
+    fake: object
+    module_path: Path
+    notes: list = field(default_factory=list)
+
+    @property
+    def namespace(self):
+        return self.qualname.split("::")[0]
+
+    @property
+    def name(self):
+        return self.qualname.split("::")[1].replace(".", "_")
+
+    @property
+    def tensors(self):
+        return [a for a in self.arguments if a.kind == "Tensor"]
+
+    @property
+    def attributes(self):
+        return [a for a in self.arguments if a.kind != "Tensor"]
+
+
+TYPE_KINDS = {
+    "Tensor": "Tensor", "int": "int", "SymInt": "int", "float": "float", "bool": "bool",
+    "str": "str", "List[int]": "int[]", "List[SymInt]": "int[]", "List[float]": "float[]",
+    "List[bool]": "bool[]",
+}
+
+
+def _arguments(qualname, schema):
+    arguments = []
+    for argument in schema.arguments:
+        kind = TYPE_KINDS.get(str(argument.type))
+        if kind is None:
+            raise GenerationError(f"op '{qualname}': argument '{argument.name}' has type "
+                                  f"{argument.type}, which from-torch does not generate "
+                                  "(supported: Tensor, int, float, bool, str, int[], float[], "
+                                  "bool[])")
+        default = argument.default_value if argument.has_default_value() else None
+        arguments.append(Argument(argument.name, kind, default))
+    for returned in schema.returns:
+        if str(returned.type) != "Tensor":
+            raise GenerationError(f"op '{qualname}': returns {returned.type}; only Tensor returns "
+                                  "are generated")
+    return arguments
+
+
+def plugin_schema(schema):
+    """The schema string for AUTOPLUGIN_OP: PyTorch infers `SymInt[]` for a Python `list[int]`
+    argument, which in a plugin would be a shape input (a tensor); the op's host code takes it as
+    numbers, so it is declared `int[]` (an attribute)."""
+    return re.sub(r"\bSymInt\b", "int", str(schema))
+
+
+@contextlib.contextmanager
+def _recording_library_impls(recorded):
+    original = torch.library.Library.impl
+
+    def impl(self, op_name, fn=None, dispatch_key="", *args, **kwargs):
+        name = op_name if isinstance(op_name, str) else getattr(op_name, "__name__", str(op_name))
+        if callable(fn):
+            qualname = name if "::" in name else f"{self.ns}::{name}"
+            recorded.setdefault(qualname.split(".")[0], {})[dispatch_key] = fn
+        return original(self, op_name, fn, dispatch_key, *args, **kwargs)
+
+    torch.library.Library.impl = impl
+    try:
+        yield
+    finally:
+        torch.library.Library.impl = original
+
+
+def import_module(path):
+    path = Path(path).resolve()
+    if not path.is_file():
+        raise GenerationError(f"{path}: no such file")
+    sys.path.insert(0, str(path.parent))
+    spec = importlib.util.spec_from_file_location(f"_autoplugin_from_torch_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    library_impls = {}
+    with _recording_library_impls(library_impls):
+        spec.loader.exec_module(module)
+    return module, library_impls
+
+
+def _fake_of(qualname):
+    from torch._library.simple_registry import singleton
+    entry = singleton.find(qualname)
+    kernel = entry.fake_impl.kernel
+    return None if kernel is None else kernel.func
+
+
+def find_ops(path, wanted=None):
+    """The module's custom ops (only those named in `wanted`, if given), in definition order."""
+    from torch._library.custom_ops import CustomOpDef
+    module, library_impls = import_module(path)
+    ops = []
+    for value in vars(module).values():
+        if isinstance(value, CustomOpDef):
+            if value._abstract_fn is None:
+                raise GenerationError(f"op '{value._qualname}' has no fake implementation "
+                                      "(register one with @<op>.register_fake)")
+            schema = value._opoverload._schema
+            ops.append(CustomOp(value._qualname, plugin_schema(schema), str(schema),
+                                _arguments(value._qualname, schema), len(schema.returns),
+                                value._init_fn, value._abstract_fn, Path(path).resolve()))
+    for qualname, impls in library_impls.items():
+        if any(op.qualname == qualname for op in ops):
+            continue
+        body = (impls.get("CUDA") or impls.get("CompositeExplicitAutograd")
+                or next(iter(impls.values())))
+        fake = _fake_of(qualname)
+        if fake is None:
+            raise GenerationError(f"op '{qualname}' has no fake implementation (register one "
+                                  "with torch.library.register_fake)")
+        namespace, name = qualname.split("::")
+        schema = getattr(getattr(torch.ops, namespace), name).default._schema
+        ops.append(CustomOp(qualname, plugin_schema(schema), str(schema),
+                            _arguments(qualname, schema), len(schema.returns), body, fake,
+                            Path(path).resolve()))
+    if wanted:
+        missing = [w for w in wanted if w not in {op.qualname for op in ops}]
+        if missing:
+            raise GenerationError(f"{Path(path).name} defines no custom op {', '.join(missing)} "
+                                  f"(found: {', '.join(op.qualname for op in ops) or 'none'})")
+        ops = [op for op in ops if op.qualname in wanted]
+    if not ops:
+        raise GenerationError(f"{Path(path).name} defines no torch.library custom op with a fake "
+                              "implementation")
+    return ops
+
+
+def parse_example(text):
+    """`ns::op(x=[2, 3, 8, 8], padding=[1, 1, 2, 2])` -> (qualname, {argument: value}); a
+    Tensor argument is given by its shape."""
+    match = re.fullmatch(r"\s*([A-Za-z_][\w]*::[A-Za-z_][\w.]*)\s*\((.*)\)\s*", text, re.S)
+    if match is None:
+        raise GenerationError(f"--example {text!r}: expected NS::NAME(arg=value, ...)")
+    try:
+        call = ast.parse(f"f({match.group(2)})", mode="eval").body
+        values = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+    except (SyntaxError, ValueError) as error:
+        raise GenerationError(f"--example {text!r}: {error}") from None
+    if call.args:
+        raise GenerationError(f"--example {text!r}: name every argument (x=[2, 3], ...)")
+    return match.group(1), values

@@ -1,0 +1,158 @@
+"""Identify a launch argument's value as an expression of shapes and attributes.
+
+Pure Python (no torch): the values an argument took at sampled points, and per point the
+"atoms" a launcher can read (an input's or output's extent, element count and stride, an
+attribute or an attribute's element). Candidates are tried from the simplest: a constant, an atom,
+an atom plus a constant, a multiple, a sum, difference, minimum or maximum of two atoms, a
+ceiling or floor division by a constant, a product of two atoms. The first candidate that matches
+every fitting sample must also match every checking sample, else the argument is refused: it is
+never guessed.
+"""
+from dataclasses import dataclass
+from itertools import combinations, product
+
+
+@dataclass
+class Environment:
+    """The atoms at one sampled point, in order of preference: C++ text -> value."""
+    atoms: dict
+
+
+def output_name(op, index):
+    return "out" if op.num_outputs == 1 else f"out{index}"
+
+
+def environment(op, point, input_shapes, output_shapes):
+    """Atoms for a launcher of `op`: `x.size(1)`, `out.numel()`, `padding[2]`, `slope`, ..."""
+    atoms = {}
+
+    def tensor_atoms(name, shape):
+        for axis, extent in enumerate(shape):
+            atoms[f"{name}.size({axis})"] = extent
+        numel = 1
+        for extent in shape:
+            numel *= extent
+        atoms[f"{name}.numel()"] = numel
+        stride = 1
+        for axis in reversed(range(len(shape))):
+            if axis < len(shape) - 1:
+                atoms[f"{name}.stride({axis})"] = stride
+            stride *= shape[axis]
+
+    for argument in op.arguments:
+        if argument.kind == "Tensor":
+            tensor_atoms(argument.name, input_shapes[argument.name])
+    for index, shape in enumerate(output_shapes):
+        tensor_atoms(output_name(op, index), shape)
+    for argument in op.arguments:
+        value = point[argument.name]
+        if argument.kind in ("int", "float", "bool"):
+            atoms[argument.name] = value
+        elif argument.kind in ("int[]", "float[]", "bool[]"):
+            for k, element in enumerate(value):
+                atoms[f"{argument.name}[{k}]"] = element
+    return Environment(atoms)
+
+
+def _candidates(envs, constants):
+    """(C++ text, function of an environment) from the simplest."""
+    names = list(envs[0].atoms)
+    for name in names:
+        yield name, lambda env, n=name: env.atoms[n]
+    for name in names:
+        for offset in range(-64, 65):
+            if offset:
+                yield (f"{name} + {offset}" if offset > 0 else f"{name} - {-offset}",
+                       lambda env, n=name, c=offset: env.atoms[n] + c)
+    for name in names:
+        for factor in range(-16, 17):
+            if factor not in (0, 1):
+                yield f"{factor} * {name}", lambda env, n=name, c=factor: c * env.atoms[n]
+    for a, b in combinations(names, 2):
+        yield f"{a} + {b}", lambda env, a=a, b=b: env.atoms[a] + env.atoms[b]
+    for a, b in product(names, names):
+        if a != b:
+            yield f"{a} - {b}", lambda env, a=a, b=b: env.atoms[a] - env.atoms[b]
+    for a, b in combinations(names, 2):
+        yield f"std::min({a}, {b})", lambda env, a=a, b=b: min(env.atoms[a], env.atoms[b])
+        yield f"std::max({a}, {b})", lambda env, a=a, b=b: max(env.atoms[a], env.atoms[b])
+    divisors = sorted({c for c in constants if c > 1} | {2 ** k for k in range(1, 17)})
+    for name in names:
+        for divisor in divisors:
+            yield (f"ap::triton::cdiv({name}, {divisor})",
+                   lambda env, n=name, d=divisor: -(-env.atoms[n] // d))
+            yield (f"floor_div({name}, {divisor})",
+                   lambda env, n=name, d=divisor: env.atoms[n] // d)
+    for a, b in combinations(names, 2):
+        yield f"{a} * {b}", lambda env, a=a, b=b: env.atoms[a] * env.atoms[b]
+
+
+def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
+    """C++ text computing `values` (one per environment: the fitting ones, then the checking
+    ones), or GenerationError naming `context` and why."""
+    from .discover import GenerationError
+    fit_values, check_values = values[:len(fit_envs)], values[len(fit_envs):]
+    if triton_type == "fp32":
+        return _fit_float(values, fit_envs + check_envs, context)
+    if triton_type == "i1":
+        if len({bool(v) for v in values}) == 1:
+            return "true" if bool(values[0]) else "false"
+        for name in fit_envs[0].atoms:
+            if all(bool(env.atoms[name]) == bool(v) and isinstance(env.atoms[name], bool)
+                   for env, v in zip(fit_envs + check_envs, values)):
+                return name
+        raise GenerationError(f"{context}: a bool that is neither constant nor a bool attribute")
+    fit_values = [int(v) for v in fit_values]
+    check_values = [int(v) for v in check_values]
+    if len(set(fit_values + check_values)) == 1:
+        return str(fit_values[0])
+    for text, function in _candidates(fit_envs, constants):
+        try:
+            if all(_integral(function(env)) == v for env, v in zip(fit_envs, fit_values)):
+                break
+        except (TypeError, ZeroDivisionError):
+            continue
+    else:
+        raise GenerationError(
+            f"{context} cannot be recovered: its values {fit_values} at the sampled points are not "
+            "a constant, a size, an element count, a stride, an attribute (element), or a simple "
+            "combination of these (sum, difference, min, max, multiple, ceiling or floor division "
+            "by a constant, product of two)")
+    for env, value in zip(check_envs, check_values):
+        if _integral(function(env)) != value:
+            raise GenerationError(
+                f"{context} cannot be recovered: '{text}' matches the fitting samples but gives "
+                f"{function(env)} where the host code passes {value} "
+                f"(at {_describe(env)})")
+    return text
+
+
+def _integral(value):
+    if isinstance(value, bool) or not float(value).is_integer():
+        raise TypeError("not an integer")
+    return int(value)
+
+
+def _fit_float(values, envs, context):
+    from .discover import GenerationError
+    floats = [float(v) for v in values]
+    if len(set(floats)) == 1:
+        return _float_literal(floats[0])
+    for name in envs[0].atoms:
+        if all(isinstance(env.atoms[name], float) and env.atoms[name] == v
+               for env, v in zip(envs, floats)):
+            return f"static_cast<float>({name})"
+    raise GenerationError(f"{context} cannot be recovered: a float that is neither constant nor "
+                          f"a float attribute (values {floats[:4]}...)")
+
+
+def _float_literal(value):
+    text = repr(float(value))
+    if "e" not in text and "." not in text:
+        text += ".0"
+    return text + "f"
+
+
+def _describe(env):
+    return ", ".join(f"{k}={v}" for k, v in env.atoms.items() if ".size(" in k or "[" in k
+                     or "(" not in k)

@@ -1,0 +1,110 @@
+"""The generation pipeline: discover the ops, trace shapes, recover launches, write projects."""
+import inspect
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import emit
+from .discover import GenerationError, find_ops, parse_example
+from .sympy_to_dim import TranslationError
+
+SUPPORTED_DTYPES = ("float32", "float16", "bfloat16")
+
+
+@dataclass
+class Structure:
+    example: dict  # argument -> shape (tensors) or value (attributes)
+    traced: object  # shapes.TracedShapes
+    launches: list  # launches.RecoveredLaunch
+
+
+def _complete_example(op, text, values):
+    missing = [a.name for a in op.arguments if a.name not in values and a.default is None]
+    unknown = sorted(set(values) - {a.name for a in op.arguments})
+    if missing or unknown:
+        raise GenerationError(f"--example {text!r}: "
+                              + (f"missing {', '.join(missing)}" if missing else "")
+                              + ("; " if missing and unknown else "")
+                              + (f"no argument {', '.join(unknown)}" if unknown else ""))
+    example = {}
+    for argument in op.arguments:
+        value = values.get(argument.name, argument.default)
+        if argument.kind == "Tensor" and not (isinstance(value, list) and
+                                              all(isinstance(e, int) for e in value)):
+            raise GenerationError(f"--example {text!r}: tensor '{argument.name}' is given by its "
+                                  "shape, a list of integers")
+        example[argument.name] = list(value) if isinstance(value, (list, tuple)) else value
+    return example
+
+
+def _where(function):
+    try:
+        return f"{Path(inspect.getsourcefile(function)).name}:{inspect.getsourcelines(function)[1]}"
+    except (OSError, TypeError):
+        return "?"
+
+
+def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90, log=print):
+    import torch
+    import triton
+
+    from .launches import recover_launches
+    from .shapes import traced_shapes
+
+    unknown = [d for d in dtypes if d not in SUPPORTED_DTYPES]
+    if unknown or not dtypes:
+        raise GenerationError(f"--dtypes {','.join(dtypes)}: expected some of "
+                              f"{', '.join(SUPPORTED_DTYPES)}")
+    found = find_ops(module, ops)
+    if not examples:
+        examples = []
+        for op in found:
+            import sys
+            module_object = next((m for m in sys.modules.values()
+                                  if getattr(m, "__file__", None) and
+                                  Path(m.__file__).resolve() == op.module_path), None)
+            examples += list(getattr(module_object, "AUTOPLUGIN_EXAMPLES", []))
+    parsed = [(text, *parse_example(text)) for text in examples]
+    folders = []
+    for op in found:
+        mine = [(text, values) for text, qualname, values in parsed if qualname == op.qualname]
+        if not mine:
+            raise GenerationError(
+                f"op '{op.qualname}': no example. Pass --example '{op.qualname}("
+                + ", ".join(f"{a.name}=..." for a in op.arguments)
+                + ")' (tensors by shape): the ranks and list lengths to generate for")
+        structures = []
+        for text, values in mine:
+            example = _complete_example(op, text, values)
+            log(f"{op.qualname}: tracing the fake implementation for {text}")
+            traced = traced_shapes(op, example)
+            if traced.unreachable:
+                log(f"{op.qualname}: note: the fake implementation rejects "
+                    f"{len(traced.unreachable)} sampled point(s) that the generated shape function "
+                    f"accepts, e.g. {traced.unreachable[0]}")
+            log(f"{op.qualname}: recovering the launches of the host code")
+            launches = recover_launches(op, example, traced, dtypes)
+            if not launches:
+                raise GenerationError(f"op '{op.qualname}': its host code launches no Triton "
+                                      f"kernel for {text}")
+            structures.append(Structure(example, traced, launches))
+        module_path = op.module_path
+        provenance = [
+            f"Generated from {module_path.name} (sha256 {emit.file_digest(module_path)}...) with "
+            f"PyTorch {torch.__version__} and Triton {triton.__version__}:",
+            f"  host code     {op.body.__name__} ({_where(op.body)})",
+            f"  fake          {op.fake.__name__} ({_where(op.fake)})",
+            f"  schema        {op.torch_schema}",
+        ]
+        if op.torch_schema != op.schema:
+            provenance.append("  (SymInt declared int: in a plugin these are attributes, not shape "
+                              "inputs)")
+        for text, _ in mine:
+            provenance.append(f"  generated for {text}")
+        try:
+            folder = emit.write_project(op, structures, list(dtypes), out, provenance, arch)
+        except TranslationError as error:
+            raise GenerationError(f"op '{op.qualname}': an output shape has no ap::Dim form: "
+                                  f"{error}") from None
+        log(f"{op.qualname}: wrote {folder}")
+        folders.append(folder)
+    return folders

@@ -1,0 +1,220 @@
+"""Output shapes from the fake implementation, traced with symbolic sizes and attributes.
+
+The fake runs under PyTorch's FakeTensorMode with a ShapeEnv (as torch.export traces): every
+extent of every input tensor and every integer attribute (and list element) is a symbol, so the
+output extents come back as sympy expressions and the branches the fake took as guards. The
+expressions hold only on the branch that was traced, so the result is checked: the fake is run
+again on concrete values (meta tensors) at many sampled points, including extents 0 and 1 and
+attributes of either sign. Guards about 0/1 specialisation (which PyTorch records while computing
+strides) are dropped; an inequality guard is dropped where the fake accepts sampled points
+outside it and gives the traced formula's shape at all of them, else kept as an `ap::require`.
+A point inside the kept guards where the formula and the fake disagree is a refusal.
+"""
+import random
+from dataclasses import dataclass
+
+import sympy
+import torch
+from torch._dynamo.source import ConstantSource
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.fx.experimental.symbolic_shapes import (DimDynamic, ShapeEnv,
+                                                   StatelessSymbolicContext)
+
+from .discover import GenerationError
+
+TRACE_EXTENTS = [17, 19, 23, 29, 31, 37, 41, 43]
+
+
+@dataclass
+class SymbolRef:
+    """What a symbol stands for: an input's extent or an integer attribute (element)."""
+    kind: str  # "extent" or "attr"
+    name: str  # the argument
+    index: object  # the axis, the list element, or None for a scalar attribute
+
+    def cpp(self):
+        if self.kind == "extent":
+            return f"{self.name}[{self.index}]"
+        return self.name if self.index is None else f"{self.name}_{self.index}"
+
+    def value(self, point):
+        if self.kind == "extent":
+            return point[self.name][self.index]
+        return point[self.name] if self.index is None else point[self.name][self.index]
+
+
+@dataclass
+class TracedShapes:
+    outputs: list  # per output, a list of sympy expressions
+    requires: list  # sympy relations that must hold
+    symbols: dict  # sympy.Symbol -> SymbolRef
+    unreachable: list  # sampled points the fake rejects although every require holds
+
+
+def _trace_value(value):
+    """An attribute value to trace at: away from 0 and 1, which PyTorch specialises."""
+    return value if abs(value) >= 2 else (2 if value >= 0 else -2)
+
+
+def trace(op, example):
+    env = ShapeEnv(duck_shape=False)
+    mode = FakeTensorMode(shape_env=env)
+    symbols = {}
+    # Extents well above every integer attribute, so that the trace takes the branch of
+    # ordinary inputs (a padding smaller than the dimension it pads, ...).
+    largest = max([abs(v) for a in op.attributes if a.kind in ("int", "int[]")
+                   for v in (example[a.name] if a.kind == "int[]" else [example[a.name]])],
+                  default=0)
+    extents = iter([2 * largest + e for e in TRACE_EXTENTS] * 4)
+    call = {}
+
+    def symint(value, name):
+        symbol = env.create_symbol(value, source=ConstantSource(name),
+                                   dynamic_dim=DimDynamic.DYNAMIC, positive=None,
+                                   do_not_specialize_zero_one=True)
+        return env.create_symintnode(symbol, hint=value, source=ConstantSource(name)), symbol
+
+    for argument in op.arguments:
+        value = example[argument.name]
+        if argument.kind == "Tensor":
+            shape = [next(extents) for _ in value]
+            context = StatelessSymbolicContext(dynamic_sizes=[DimDynamic.DYNAMIC] * len(shape))
+            fake = mode.from_tensor(torch.empty(shape), symbolic_context=context)
+            for axis, extent in enumerate(fake.shape):
+                symbols[extent.node.expr] = SymbolRef("extent", argument.name, axis)
+            call[argument.name] = fake
+        elif argument.kind == "int":
+            node, symbol = symint(_trace_value(value), argument.name)
+            symbols[symbol] = SymbolRef("attr", argument.name, None)
+            call[argument.name] = node
+        elif argument.kind == "int[]":
+            nodes = []
+            for k, element in enumerate(value):
+                node, symbol = symint(_trace_value(element), f"{argument.name}_{k}")
+                symbols[symbol] = SymbolRef("attr", argument.name, k)
+                nodes.append(node)
+            call[argument.name] = nodes
+        else:
+            call[argument.name] = value
+    with mode:
+        try:
+            result = op.fake(**call)
+        except Exception as error:
+            raise GenerationError(f"op '{op.qualname}': its fake implementation failed when traced "
+                                  f"with symbolic sizes: {type(error).__name__}: {error}") from None
+    results = list(result) if isinstance(result, (tuple, list)) else [result]
+    outputs = [[sympy.sympify(d.node.expr if isinstance(d, torch.SymInt) else d) for d in r.shape]
+               for r in results]
+    guards = [g.expr for g in env.guards]
+    for asserts in env.deferred_runtime_asserts.values():
+        guards.extend(a.expr for a in asserts)
+    return outputs, _candidate_requires(guards), symbols
+
+
+def _candidate_requires(guards):
+    kept = []
+    for guard in guards:
+        if isinstance(guard, (sympy.Eq, sympy.Ne)) or guard in (sympy.true, sympy.false):
+            continue  # PyTorch's 0/1 specialisation while computing strides and contiguity
+        if isinstance(guard, (sympy.Gt, sympy.Ge)) and isinstance(guard.lhs, sympy.Mul) and \
+                guard.rhs in (1, 2):
+            continue  # an element count above 1: the same contiguity computations
+        if guard not in kept:
+            kept.append(guard)
+    return kept
+
+
+def _sample_point(op, example, rng):
+    point = {}
+    for argument in op.arguments:
+        value = example[argument.name]
+        if argument.kind == "Tensor":
+            point[argument.name] = [rng.choice([0, 1]) if rng.random() < 0.1 else rng.randint(2, 30)
+                                     for _ in value]
+        elif argument.kind == "int":
+            point[argument.name] = rng.randint(-3, 2 * abs(value) + 4)
+        elif argument.kind == "int[]":
+            point[argument.name] = [rng.randint(-3, 2 * abs(v) + 4) for v in value]
+        elif argument.kind == "bool":
+            point[argument.name] = rng.random() < 0.5
+        else:
+            point[argument.name] = value
+    return point
+
+
+def concrete_output_shapes(op, point):
+    """The fake's output shapes at a point (meta tensors), or None when the fake raises."""
+    call = {}
+    for argument in op.arguments:
+        value = point[argument.name]
+        call[argument.name] = (torch.empty(value, device="meta") if argument.kind == "Tensor"
+                               else value)
+    try:
+        result = op.fake(**call)
+    except Exception:  # the fake rejects these sizes or attributes
+        return None
+    results = list(result) if isinstance(result, (tuple, list)) else [result]
+    return [tuple(int(d) for d in r.shape) for r in results]
+
+
+def _values(symbols, point):
+    return {symbol: ref.value(point) for symbol, ref in symbols.items()}
+
+
+def evaluate_shapes(outputs, values):
+    return [tuple(int(sympy.sympify(d).xreplace(values)) for d in shape) for shape in outputs]
+
+
+def _holds(condition, values):
+    return bool(condition.xreplace(values))
+
+
+def traced_shapes(op, example, samples=400, seed=0):
+    outputs, candidates, symbols = trace(op, example)
+    rng = random.Random(seed)
+    points = []
+    for _ in range(samples):
+        point = _sample_point(op, example, rng)
+        values = _values(symbols, point)
+        points.append((point, values, concrete_output_shapes(op, point)))
+
+    def agrees(point_values, concrete):
+        if concrete is None:
+            return False
+        try:
+            return evaluate_shapes(outputs, point_values) == concrete
+        except (TypeError, ValueError, ZeroDivisionError):
+            return False
+
+    requires = list(candidates)
+    for guard in list(requires):
+        others = [g for g in requires if g is not guard]
+        # Points the fake rejects say nothing about the formula: the guard goes when the fake
+        # accepts points outside it and gives the formula's shape at every one of them.
+        outside = [(v, c) for _, v, c in points if c is not None
+                   and all(_holds(g, v) for g in others) and not _holds(guard, v)]
+        if outside and all(agrees(v, c) for v, c in outside):
+            requires = others
+    example_values = _values(symbols, example)
+    broken = [g for g in requires if not _holds(g, example_values)]
+    if broken:
+        raise GenerationError(f"op '{op.qualname}': the example {example} does not satisfy "
+                              f"what the fake implementation requires: {broken}")
+    unreachable = []
+    for point, values, concrete in points:
+        if not all(_holds(g, values) for g in requires):
+            continue
+        if concrete is None:
+            unreachable.append(point)
+            continue
+        if not agrees(values, concrete):
+            raise GenerationError(
+                f"op '{op.qualname}': the output shape traced from the fake implementation "
+                f"({_show(outputs)}) does not hold at {point}: the fake gives {concrete}. Its "
+                "shape depends on a branch the trace could not see; give an --example on the "
+                "branch you need, or make the fake branch-free (torch.sym_max, torch.sym_min)")
+    return TracedShapes(outputs, requires, symbols, unreachable)
+
+
+def _show(outputs):
+    return ", ".join("[" + ", ".join(str(d) for d in shape) + "]" for shape in outputs)

@@ -1,0 +1,152 @@
+"""from-torch end to end on the CPU: the three example modules become plugin projects (the
+generated C++ holds the recovered launches and shapes), and a launch that depends on tensor values
+is refused with the argument, the source line and why. Needs torch and triton (no GPU)."""
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+if not (importlib.util.find_spec("torch") and importlib.util.find_spec("triton")):
+    print("SKIPPED: torch and triton are needed to generate plugins from Python custom ops")
+    sys.exit(0)
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+EXAMPLES = os.path.join(ROOT, "examples", "from_torch")
+
+
+def from_torch(*args):
+    environment = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    return subprocess.run([sys.executable, "-m", "autoplugin.from_torch", *args],
+                          capture_output=True, text=True, env=environment)
+
+
+class GenerateExamplesTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.out = tempfile.mkdtemp(prefix="from_torch_test_")
+
+    def generate(self, module, *extra):
+        result = from_torch(os.path.join(EXAMPLES, module), "--out", self.out,
+                            "--dtypes", "float32,float16", *extra)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        folder = result.stdout.strip().splitlines()[-1]
+        name = os.path.basename(folder)
+        with open(os.path.join(folder, f"{name}.cpp")) as f:
+            cpp = f.read()
+        with open(os.path.join(folder, "CMakeLists.txt")) as f:
+            cmake = f.read()
+        return cpp, cmake
+
+    def test_rfc_circular_pad(self):
+        cpp, cmake = self.generate(
+            "circular_pad_rfc.py",
+            "--example", "torchtrt_ex::triton_circular_pad(x=[2, 3, 8, 8], padding=[1, 1, 2, 2])",
+            "--example",
+            "torchtrt_ex::triton_circular_pad(x=[2, 3, 8, 8], padding=[1, 2, 1, 1, 2, 2])")
+        # the schema, with list[int] as an attribute
+        self.assertIn('AUTOPLUGIN_OP("torchtrt_ex::triton_circular_pad(Tensor x, int[] padding) '
+                      '-> Tensor"', cpp)
+        # shapes traced from F.pad(..., "circular"), its wrap-around guards as requirements
+        self.assertIn("return ap::Shape{x[0], x[1], x[2] + padding_2 + padding_3, "
+                      "x[3] + padding_0 + padding_1};", cpp)
+        self.assertIn("ap::require(padding_0 <= x[3],", cpp)
+        # launch arguments from NumPy arrays of dims and pads (numpy.int32 scalars)
+        self.assertIn("ap::triton::make_grid(ap::triton::cdiv(out.numel(), 256))", cpp)
+        self.assertIn('/* all_pads_0  */ std::int32_t{0}', cpp)
+        self.assertIn('/* all_pads_4  */ checked_i32(padding[2], "all_pads_4")', cpp)
+        self.assertIn('/* all_pads_2  */ checked_i32(padding[4], "all_pads_2")', cpp)
+        self.assertIn('/* orig_dims_3 */ checked_i32(x.size(3), "orig_dims_3")', cpp)
+        self.assertIn('if (x.rank() == 4 && padding.size() == 6) {', cpp)
+        self.assertIn('throw ap::ShapeError(\n      "torchtrt_ex::triton_circular_pad was '
+                      'generated for (x of rank 4, padding of length 4) or (x of rank 4, padding '
+                      'of length 6); ', cpp)
+        self.assertIn('/* X_len       */ checked_i32(x.numel(), "X_len")', cpp)
+        # one kernel per dtype
+        self.assertIn('SIGNATURE "*fp16, i32, i32, i32, i32, i32, i32, i32, i32, *fp16, i32, i32, '
+                      'i32, i32, i32, 256"', cmake)
+        self.assertIn("triton_circular_pad_float32, triton_circular_pad_float16", cpp)
+        # the copy shown in examples/from_torch/generated is what the generator writes today
+        # (from the first #include on: the header names the versions it was generated with)
+        with open(os.path.join(EXAMPLES, "generated", "triton_circular_pad.cpp")) as f:
+            shown = f.read()
+        start = "#include <autoplugin/autoplugin.h>"
+        self.assertEqual(cpp[cpp.index(start):], shown[shown.index(start):])
+
+    def test_scaled_leaky_relu(self):
+        cpp, cmake = self.generate("scaled_leaky_relu.py")
+        self.assertIn("ap::triton::make_grid(ap::triton::cdiv(x.numel(), 1024))", cpp)
+        self.assertIn("/* negative_slope */ static_cast<float>(negative_slope)", cpp)
+        self.assertIn('SIGNATURE "*fp32, *fp32, i32, fp32, fp32, 1024"', cmake)
+
+    def test_row_window_max(self):
+        cpp, cmake = self.generate("row_window_max.py")
+        self.assertIn("return ap::Shape{x[0], x[1] + 1 - ap::min(x[1], window_dim)};", cpp)
+        self.assertIn("ap::require(window_dim >= 1,", cpp)
+        self.assertIn("ap::triton::make_grid(x.size(0), ap::triton::cdiv(out.size(1), 128))", cpp)
+        self.assertIn('checked_i32(std::min(x.size(1), window), "window")', cpp)
+
+
+class LibraryOpTest(unittest.TestCase):
+    def test_library_defined_op(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(os.path.join(os.path.dirname(__file__), "from_torch_library_op.py"),
+                                "--out", out)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            with open(os.path.join(out, "twice", "twice.cpp")) as f:
+                cpp = f.read()
+        self.assertIn('AUTOPLUGIN_OP("libex::twice(Tensor x) -> Tensor"', cpp)
+        self.assertIn("ap::triton::make_grid(ap::triton::cdiv(x.numel(), 512))", cpp)
+
+
+class StructureTest(unittest.TestCase):
+    def test_structures_strings_and_bools(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(os.path.join(os.path.dirname(__file__),
+                                             "from_torch_structures.py"), "--out", out)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            with open(os.path.join(out, "shift", "shift.cpp")) as f:
+                cpp = f.read()
+            with open(os.path.join(out, "shift", "CMakeLists.txt")) as f:
+                cmake = f.read()
+        # a kernel variant per structure, each launched with its own block size
+        self.assertIn('SIGNATURE "*fp32, *fp32, i32, fp32, i1, 128"', cmake)
+        self.assertIn('SIGNATURE "*fp32, *fp32, i32, fp32, i1, 512"', cmake)
+        self.assertIn("shift_shift_kernel_fp32_v2::launch(", cpp)
+        # the string selects the structure; the bool is passed through
+        self.assertIn('if (x.rank() == 3 && mode == "down") {', cpp)
+        self.assertIn("/* delta   */ -1.0f,", cpp)
+        self.assertIn("/* negate  */ static_cast<bool>(negate));", cpp)
+
+
+class RefusalTest(unittest.TestCase):
+    def test_argument_from_tensor_values_is_refused(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(os.path.join(os.path.dirname(__file__), "from_torch_refused.py"),
+                                "--out", out)
+            self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+            self.assertIn("argument 'scale' of kernel 'scale_kernel'", result.stderr)
+            self.assertIn("from_torch_refused.py:22: scale_kernel[(triton.cdiv(x.numel(), 256),)]",
+                          result.stderr)
+            self.assertIn("depends on the tensor contents", result.stderr)
+            self.assertEqual(os.listdir(out), [], "nothing is written for a refused op")
+
+    def test_autotuned_kernel_is_refused(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(os.path.join(os.path.dirname(__file__), "from_torch_autotuned.py"),
+                                "--out", out)
+            self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+            self.assertIn("op 'test::autotuned_copy': from_torch_autotuned.py:", result.stderr)
+            self.assertIn("'cp_kernel' is autotuned", result.stderr)
+
+    def test_missing_example_is_explained(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(os.path.join(EXAMPLES, "circular_pad_rfc.py"), "--out", out)
+            self.assertEqual(result.returncode, 1)
+            self.assertIn("no example. Pass --example 'torchtrt_ex::triton_circular_pad(x=..., "
+                          "padding=...)'", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
