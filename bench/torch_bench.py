@@ -56,6 +56,8 @@ def main(build):
     tiny = torch.zeros(1, 1, 4, 4, device="cuda")
     ours_host = host_us(lambda: pad(tiny, [1, 1, 1, 1]))
     torch_host = host_us(lambda: F.pad(tiny, [1, 1, 1, 1], mode="circular"))
+    # The floor of any eager op from Python: dispatch, an output from the allocator, one launch.
+    floor_host = host_us(lambda: torch.neg(tiny))
     plugin = {}
     bench = os.path.join(build, "bench", "autoplugin_bench")
     if os.path.exists(bench):
@@ -64,6 +66,7 @@ def main(build):
     print("\nhost time per call, (1, 1, 4, 4) float32, padding (1, 1, 1, 1)")
     print(f"  eager torch.ops.torchtrt_ex.circular_pad   {ours_host:8.2f} us")
     print(f"  eager F.pad(mode='circular')               {torch_host:8.2f} us")
+    print(f"  eager torch.neg (an eager op's floor)      {floor_host:8.2f} us")
     if plugin:
         print(f"  C++ direct launcher call (gelu_tanh)       {plugin['direct_call_us']:8.2f} us")
         print(f"  C++ plugin enqueue (circular_pad)          {plugin['circular_pad_enqueue_us']:8.2f} us")

@@ -267,20 +267,30 @@ class Call {
 };
 
 // The CUDA kernel of every autoplugin op: finds the op by the operator's name.
-void run(const c10::OperatorHandle& handle, torch::jit::Stack* stack) {
-  const c10::FunctionSchema& schema = handle.schema();
+// The op of an operator, looked up once per operator (PyTorch keeps each schema in place).
+const Op& op_of(const c10::FunctionSchema& schema) {
+  static std::mutex mutex;
+  static std::map<const c10::FunctionSchema*, const Op*> found;
+  std::lock_guard lock(mutex);
+  if (const auto it = found.find(&schema); it != found.end()) return *it->second;
   std::string name = schema.name();
   if (!schema.overload_name().empty()) name += "." + schema.overload_name();
+  const Op* op = detail::find_op(name);
+  if (op == nullptr) {
+    std::string errors;
+    for (const std::string& e : registry().errors()) errors += "\n  " + e;
+    throw Error("op '" + name + "' did not validate:" + errors);
+  }
+  found.emplace(&schema, op);
+  return *op;
+}
+
+void run(const c10::OperatorHandle& handle, torch::jit::Stack* stack) {
+  const c10::FunctionSchema& schema = handle.schema();
   const std::size_t num_arguments = schema.arguments().size();
   std::vector<at::Tensor> outputs;
   try {
-    const Op* op = detail::find_op(name);
-    if (op == nullptr) {
-      std::string errors;
-      for (const std::string& e : registry().errors()) errors += "\n  " + e;
-      throw Error("op '" + name + "' did not validate:" + errors);
-    }
-    outputs = Call(*op, schema, torch::jit::last(*stack, num_arguments)).run();
+    outputs = Call(op_of(schema), schema, torch::jit::last(*stack, num_arguments)).run();
   } catch (const c10::Error&) {
     throw;
   } catch (const std::exception& e) {
