@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "../common/circular_pad_shape.h"
+#include "../common/index_math.h"
 #include "../common/kernel_utils.cuh"
 
 namespace ap = autoplugin;
@@ -19,63 +20,130 @@ struct PadGeometry {
   std::int64_t in_extent[ap::kMaxRank];
   std::int64_t out_extent[ap::kMaxRank];
   std::int64_t pad_before[ap::kMaxRank];
+  FastDivisor out_divisor[ap::kMaxRank];  // by out_extent, for the output coordinates
 };
 
-constexpr int kUnroll = 8;  // loads in flight per lane before their stores (8 measured best)
+// Output vectors per lane per step: all loaded before any is stored, 64 bytes in flight per
+// lane (and the second halves of misaligned sources, mostly L1 hits).
+constexpr int kVectorsPerLane = 4;
 
-// Padding wraps at most once (the shape function requires it), so a conditional add or
-// subtract replaces the modulo.
+// The input element that output element j (flat, row-major) copies.
 template <typename Index>
-__device__ inline Index wrap(Index i, Index extent) {
-  return i < 0 ? i + extent : (i >= extent ? i - extent : i);
+__device__ inline Index source_of(Index j, const PadGeometry& g) {
+  const int last = g.rank - 1;
+  const Index row = g.out_divisor[last].divide(j);
+  Index source = wrap<Index>(
+      j - row * static_cast<Index>(g.out_extent[last]) - static_cast<Index>(g.pad_before[last]),
+      static_cast<Index>(g.in_extent[last]));
+  Index rest = row;
+  Index stride = static_cast<Index>(g.in_extent[last]);
+  for (int d = last - 1; d >= 0; --d) {
+    // The outermost index needs no division.
+    const Index outer = d == 0 ? 0 : g.out_divisor[d].divide(rest);
+    const Index o = rest - outer * static_cast<Index>(g.out_extent[d]);
+    source +=
+        wrap<Index>(o - static_cast<Index>(g.pad_before[d]), static_cast<Index>(g.in_extent[d])) *
+        stride;
+    stride *= static_cast<Index>(g.in_extent[d]);
+    rest = outer;
+  }
+  return source;
 }
 
-// One warp per output row (all dimensions but the last): the row's source is computed once,
-// then the lanes copy the row, a wrapped contiguous run of the input row, with coalesced loads
-// and stores and several loads in flight per lane. Index is 32-bit whenever the tensors allow:
-// the index math, not the memory, would otherwise bound the kernel.
+// The output is cut into 16-byte vectors aligned in memory (4 floats, 8 halves: what makes
+// 16-bit types as fast as float32, which moved one 2-byte element per lane before); lane l of a
+// warp takes vectors base + 32 u + l, u < kVectorsPerLane, so that every store instruction
+// writes 512 contiguous bytes. Most vectors copy 16 contiguous input bytes at some offset: two
+// aligned 16-byte loads and a funnel shift (byte_window) make them, without any scalar load. A
+// vector that straddles a row end or a wrap point, or one at either end of a tensor, is gathered
+// element by element. Index is 32-bit whenever the tensors allow: the index math (two
+// multiply-high divisions per vector for 4-d inputs), not the memory, would otherwise bound it.
 template <typename T, typename Index>
-__global__ void circular_pad_rows(const T* __restrict__ x, T* __restrict__ y, PadGeometry g,
-                                  Index rows) {
-  const Index lane = static_cast<Index>(threadIdx.x % kWarp);
-  const Index warps = static_cast<Index>(gridDim.x * (blockDim.x / kWarp));
+__global__ void circular_pad_vectors(const T* __restrict__ x, T* __restrict__ y, PadGeometry g,
+                                     Index in_count, Index out_count, Index head, Index vectors) {
+  using Vector = Vec16<T>;
+  constexpr int E = Vector::kCount;
   const int last = g.rank - 1;
   const auto w_in = static_cast<Index>(g.in_extent[last]);
   const auto w_out = static_cast<Index>(g.out_extent[last]);
   const auto before = static_cast<Index>(g.pad_before[last]);
-  for (Index row = static_cast<Index>(blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp);
-       row < rows; row += warps) {
-    Index rest = row;
-    Index source_row = 0;
-    Index stride = 1;
-    for (int d = last - 1; d >= 0; --d) {
-      const auto out_extent = static_cast<Index>(g.out_extent[d]);
-      const auto in_extent = static_cast<Index>(g.in_extent[d]);
-      // The outermost index needs no modulo.
-      const Index o = d == 0 ? rest : rest % out_extent;
-      rest /= out_extent;
-      source_row += wrap<Index>(o - static_cast<Index>(g.pad_before[d]), in_extent) * stride;
-      stride *= in_extent;
+  const auto x_begin = reinterpret_cast<std::uintptr_t>(x);
+  const auto x_end = reinterpret_cast<std::uintptr_t>(x + in_count);
+  // Vector k holds output elements [k E - head, (k + 1) E - head); y_aligned + k is its address.
+  auto* y_aligned = reinterpret_cast<uint4*>(y - head);
+  const Index lane = static_cast<Index>(threadIdx.x % kWarp);
+  const Index warp = static_cast<Index>((blockIdx.x * blockDim.x + threadIdx.x) / kWarp);
+  const Index warps = static_cast<Index>(gridDim.x * blockDim.x / kWarp);
+  constexpr Index kPerWarp = kWarp * kVectorsPerLane;
+  for (Index base = warp * kPerWarp + lane; base < vectors; base += warps * kPerWarp) {
+    // Pass 1: addresses. A vector is contiguous when it lies in one row and its first and last
+    // elements come from positions E - 1 apart in one input row.
+    const uint4* source[kVectorsPerLane];
+    std::uint32_t offset[kVectorsPerLane];
+    bool contiguous[kVectorsPerLane];
+#pragma unroll
+    for (int u = 0; u < kVectorsPerLane; ++u) {
+      const Index k = base + u * kWarp;
+      const Index j0 = k * E - head;
+      contiguous[u] = false;
+      source[u] = nullptr;
+      offset[u] = 0;
+      if (k >= vectors || j0 < 0 || j0 + E > out_count) continue;
+      const Index row = g.out_divisor[last].divide(j0);
+      const Index column = j0 - row * w_out;
+      if (column + E > w_out) continue;
+      const Index first = wrap<Index>(column - before, w_in);
+      if (wrap<Index>(column + E - 1 - before, w_in) != first + E - 1) continue;
+      const auto address = reinterpret_cast<std::uintptr_t>(x + source_of(j0, g));
+      offset[u] = static_cast<std::uint32_t>(address % sizeof(uint4));
+      const std::uintptr_t aligned = address - offset[u];
+      // Both aligned loads must stay inside x.
+      const std::uintptr_t loaded_end = aligned + (offset[u] == 0 ? 16 : 32);
+      contiguous[u] = aligned >= x_begin && loaded_end <= x_end;
+      source[u] = reinterpret_cast<const uint4*>(aligned);
     }
-    const T* source = x + static_cast<std::int64_t>(source_row) * w_in;
-    T* target = y + static_cast<std::int64_t>(row) * w_out;
-    for (Index base = lane; base < w_out; base += kWarp * kUnroll) {
-      T values[kUnroll];
+    // Pass 2: every load of the step, before any of them is used.
+    uint4 low[kVectorsPerLane], high[kVectorsPerLane];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const Index j = base + u * kWarp;
-        if (j < w_out) values[u] = source[wrap<Index>(j - before, w_in)];
+    for (int u = 0; u < kVectorsPerLane; ++u) {
+      low[u] = high[u] = uint4{0, 0, 0, 0};
+      if (contiguous[u]) low[u] = source[u][0];
+      if (contiguous[u] && offset[u] != 0) high[u] = source[u][1];
+    }
+    // Pass 3: realign, or gather; store.
+#pragma unroll
+    for (int u = 0; u < kVectorsPerLane; ++u) {
+      const Index k = base + u * kWarp;
+      if (k >= vectors) continue;
+      const Index j0 = k * E - head;
+      Vector value;
+      if (contiguous[u]) {
+        const std::uint32_t words[8] = {low[u].x,  low[u].y,  low[u].z,  low[u].w,
+                                        high[u].x, high[u].y, high[u].z, high[u].w};
+        std::uint32_t window[4];
+        byte_window(words, offset[u], window);
+        value.raw = uint4{window[0], window[1], window[2], window[3]};
+      } else {
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+          const Index j = j0 + e;
+          if (j >= 0 && j < out_count) value.element[e] = x[source_of(j, g)];
+        }
       }
+      if (j0 >= 0 && j0 + E <= out_count) {
+        y_aligned[k] = value.raw;
+      } else {
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const Index j = base + u * kWarp;
-        if (j < w_out) target[j] = values[u];
+        for (int e = 0; e < E; ++e) {
+          const Index j = j0 + e;
+          if (j >= 0 && j < out_count) y[j] = value.element[e];
+        }
       }
     }
   }
 }
 
-// Merges the leading dimensions that have no padding into one: fewer divisions per row.
+// Merges the leading dimensions that have no padding into one: fewer divisions per vector.
 PadGeometry merge_unpadded_leading_dims(const PadGeometry& g) {
   int first_padded = 0;
   while (first_padded < g.rank - 1 && g.pad_before[first_padded] == 0 &&
@@ -118,17 +186,25 @@ cudaError_t circular_pad(ap::In<T> x, ap::Out<T> y, std::span<const std::int64_t
     g.pad_before[g.rank - 1 - static_cast<int>(i)] = padding[2 * i];
   }
   g = merge_unpadded_leading_dims(g);
-  const std::int64_t rows = total / y.size(-1);
-  const unsigned int blocks = blocks_for(rows * kWarp);
-  // 32-bit indices when no index, nor a row number advanced by the grid's warps, can overflow.
-  const std::int64_t warps = static_cast<std::int64_t>(blocks) * (kThreadsPerBlock / kWarp);
-  const bool small = std::max(total, x.numel()) + warps + kWarp * kUnroll < INT32_MAX;
+  for (int d = 0; d < g.rank; ++d)
+    g.out_divisor[d] = FastDivisor(std::max<std::int64_t>(1, g.out_extent[d]));
+  constexpr int E = Vec16<T>::kCount;
+  const std::int64_t head = (E - elements_to_alignment(y.data(), E)) % E;
+  const std::int64_t vectors = (head + total + E - 1) / E;
+  constexpr std::int64_t kPerBlock = kThreadsPerBlock * kVectorsPerLane;
+  const unsigned int blocks = capped_blocks((vectors + kPerBlock - 1) / kPerBlock);
+  // 32-bit indices when no element index, nor a vector number advanced by the whole grid, can
+  // overflow.
+  const std::int64_t step = static_cast<std::int64_t>(blocks) * kPerBlock;
+  const bool small = std::max(total, x.numel()) + (vectors + step) * E < INT32_MAX;
   if (small) {
-    circular_pad_rows<T, std::int32_t><<<blocks, kThreadsPerBlock, 0, stream>>>(
-        x.data(), y.data(), g, static_cast<std::int32_t>(rows));
+    circular_pad_vectors<T, std::int32_t><<<blocks, kThreadsPerBlock, 0, stream>>>(
+        x.data(), y.data(), g, static_cast<std::int32_t>(x.numel()),
+        static_cast<std::int32_t>(total), static_cast<std::int32_t>(head),
+        static_cast<std::int32_t>(vectors));
   } else {
-    circular_pad_rows<T, std::int64_t>
-        <<<blocks, kThreadsPerBlock, 0, stream>>>(x.data(), y.data(), g, rows);
+    circular_pad_vectors<T, std::int64_t><<<blocks, kThreadsPerBlock, 0, stream>>>(
+        x.data(), y.data(), g, x.numel(), total, head, vectors);
   }
   return cudaGetLastError();
 }
