@@ -42,11 +42,11 @@ union Vec16 {
 // How many elements of T come before the first 16-byte boundary at or after `data`, at most
 // `count` (elements are aligned to their size).
 template <typename T>
-inline std::int64_t elements_to_alignment(const T* data, std::int64_t count) {
+__host__ __device__ inline std::int64_t elements_to_alignment(const T* data, std::int64_t count) {
   const auto misalignment = reinterpret_cast<std::uintptr_t>(data) % sizeof(uint4);
   const auto head =
       static_cast<std::int64_t>((sizeof(uint4) - misalignment) % sizeof(uint4) / sizeof(T));
-  return std::min(head, count);
+  return head < count ? head : count;
 }
 
 inline constexpr int kThreadsPerBlock = 256;
