@@ -102,41 +102,47 @@ __global__ void circular_pad_vectors(const T* __restrict__ x, T* __restrict__ y,
       contiguous[u] = aligned >= x_begin && loaded_end <= x_end;
       source[u] = reinterpret_cast<const uint4*>(aligned);
     }
-    // Pass 2: every load of the step, before any of them is used.
-    uint4 low[kVectorsPerLane], high[kVectorsPerLane];
+    // Pass 2: every load of the step, gathered elements included, before any of them is used:
+    // a lane with a straddling vector then costs one memory latency per step, not one per
+    // vector.
+    Vector value[kVectorsPerLane];
+    uint4 high[kVectorsPerLane];
 #pragma unroll
     for (int u = 0; u < kVectorsPerLane; ++u) {
-      low[u] = high[u] = uint4{0, 0, 0, 0};
-      if (contiguous[u]) low[u] = source[u][0];
-      if (contiguous[u] && offset[u] != 0) high[u] = source[u][1];
+      high[u] = uint4{0, 0, 0, 0};
+      const Index j0 = (base + u * kWarp) * E - head;
+      if (contiguous[u]) {
+        value[u].raw = __ldg(source[u]);
+        if (offset[u] != 0) high[u] = __ldg(source[u] + 1);
+      } else if (base + u * kWarp < vectors) {
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+          const Index j = j0 + e;
+          if (j >= 0 && j < out_count) value[u].element[e] = x[source_of(j, g)];
+        }
+      }
     }
-    // Pass 3: realign, or gather; store.
+    // Pass 3: realign; store.
 #pragma unroll
     for (int u = 0; u < kVectorsPerLane; ++u) {
       const Index k = base + u * kWarp;
       if (k >= vectors) continue;
       const Index j0 = k * E - head;
-      Vector value;
-      if (contiguous[u]) {
-        const std::uint32_t words[8] = {low[u].x,  low[u].y,  low[u].z,  low[u].w,
+      if (contiguous[u] && offset[u] != 0) {
+        const uint4 low = value[u].raw;
+        const std::uint32_t words[8] = {low.x,     low.y,     low.z,     low.w,
                                         high[u].x, high[u].y, high[u].z, high[u].w};
         std::uint32_t window[4];
         byte_window(words, offset[u], window);
-        value.raw = uint4{window[0], window[1], window[2], window[3]};
-      } else {
-#pragma unroll
-        for (int e = 0; e < E; ++e) {
-          const Index j = j0 + e;
-          if (j >= 0 && j < out_count) value.element[e] = x[source_of(j, g)];
-        }
+        value[u].raw = uint4{window[0], window[1], window[2], window[3]};
       }
       if (j0 >= 0 && j0 + E <= out_count) {
-        y_aligned[k] = value.raw;
+        y_aligned[k] = value[u].raw;
       } else {
 #pragma unroll
         for (int e = 0; e < E; ++e) {
           const Index j = j0 + e;
-          if (j >= 0 && j < out_count) y[j] = value.element[e];
+          if (j >= 0 && j < out_count) y[j] = value[u].element[e];
         }
       }
     }

@@ -67,7 +67,7 @@ __device__ inline typename Op::Acc reduce_row_part(const T* __restrict__ row, st
 #pragma unroll
     for (int u = 0; u < kVectorsInFlight; ++u) {
       const std::int64_t v = base + std::int64_t{u} * threads;
-      if (v < vectors) values[u].raw = body[v];
+      if (v < vectors) values[u].raw = __ldg(body + v);
     }
 #pragma unroll
     for (int u = 0; u < kVectorsInFlight; ++u) {
