@@ -27,17 +27,13 @@ struct PadGeometry {
 // lane (and the second halves of misaligned sources, mostly L1 hits).
 constexpr int kVectorsPerLane = 4;
 
-// The input element that output element j (flat, row-major) copies.
+// The input row (all dimensions but the last) that output row `row` copies from.
 template <typename Index>
-__device__ inline Index source_of(Index j, const PadGeometry& g) {
-  const int last = g.rank - 1;
-  const Index row = g.out_divisor[last].divide(j);
-  Index source = wrap<Index>(
-      j - row * static_cast<Index>(g.out_extent[last]) - static_cast<Index>(g.pad_before[last]),
-      static_cast<Index>(g.in_extent[last]));
+__device__ inline Index source_row(Index row, const PadGeometry& g) {
+  Index source = 0;
   Index rest = row;
-  Index stride = static_cast<Index>(g.in_extent[last]);
-  for (int d = last - 1; d >= 0; --d) {
+  Index stride = 1;
+  for (int d = g.rank - 2; d >= 0; --d) {
     // The outermost index needs no division.
     const Index outer = d == 0 ? 0 : g.out_divisor[d].divide(rest);
     const Index o = rest - outer * static_cast<Index>(g.out_extent[d]);
@@ -56,11 +52,14 @@ __device__ inline Index source_of(Index j, const PadGeometry& g) {
 // writes 512 contiguous bytes. Most vectors copy 16 contiguous input bytes at some offset: two
 // aligned 16-byte loads and a funnel shift (byte_window) make them, without any scalar load. A
 // vector that straddles a row end or a wrap point, or one at either end of a tensor, is gathered
-// element by element. Index is 32-bit whenever the tensors allow: the index math (two
-// multiply-high divisions per vector for 4-d inputs), not the memory, would otherwise bound it.
+// element by element (rows are at least a vector wide: it spans at most two rows). Index is
+// 32-bit whenever the tensors allow: the index math (two multiply-high divisions per vector for
+// 4-d inputs), not the memory, would otherwise bound it.
+// With 32-bit indices, 64 registers: 4 blocks (1024 threads) per SM.
 template <typename T, typename Index>
-__global__ void circular_pad_vectors(const T* __restrict__ x, T* __restrict__ y, PadGeometry g,
-                                     Index in_count, Index out_count, Index head, Index vectors) {
+__global__ void __launch_bounds__(kThreadsPerBlock, sizeof(Index) == 4 ? 4 : 2)
+    circular_pad_vectors(const T* __restrict__ x, T* __restrict__ y, PadGeometry g, Index in_count,
+                         Index out_count, Index head, Index vectors) {
   using Vector = Vec16<T>;
   constexpr int E = Vector::kCount;
   const int last = g.rank - 1;
@@ -81,25 +80,25 @@ __global__ void circular_pad_vectors(const T* __restrict__ x, T* __restrict__ y,
     const uint4* source[kVectorsPerLane];
     std::uint32_t offset[kVectorsPerLane];
     bool contiguous[kVectorsPerLane];
+    Index row[kVectorsPerLane];     // of the vector's first element in the output
+    Index column[kVectorsPerLane];  // (or of element 0 for the tensor's first vector)
 #pragma unroll
     for (int u = 0; u < kVectorsPerLane; ++u) {
-      const Index k = base + u * kWarp;
-      const Index j0 = k * E - head;
-      contiguous[u] = false;
-      source[u] = nullptr;
-      offset[u] = 0;
-      if (k >= vectors || j0 < 0 || j0 + E > out_count) continue;
-      const Index row = g.out_divisor[last].divide(j0);
-      const Index column = j0 - row * w_out;
-      if (column + E > w_out) continue;
-      const Index first = wrap<Index>(column - before, w_in);
-      if (wrap<Index>(column + E - 1 - before, w_in) != first + E - 1) continue;
-      const auto address = reinterpret_cast<std::uintptr_t>(x + source_of(j0, g));
+      const Index j0 = (base + u * kWarp) * E - head;
+      const Index first_element = j0 < 0 ? 0 : j0;
+      row[u] = g.out_divisor[last].divide(first_element);
+      column[u] = first_element - row[u] * w_out;
+      const Index first = wrap<Index>(column[u] - before, w_in);
+      contiguous[u] = base + u * kWarp < vectors && j0 >= 0 && j0 + E <= out_count &&
+                      column[u] + E <= w_out &&
+                      wrap<Index>(column[u] + E - 1 - before, w_in) == first + E - 1;
+      const auto address =
+          reinterpret_cast<std::uintptr_t>(x + source_row(row[u], g) * w_in + first);
       offset[u] = static_cast<std::uint32_t>(address % sizeof(uint4));
       const std::uintptr_t aligned = address - offset[u];
       // Both aligned loads must stay inside x.
       const std::uintptr_t loaded_end = aligned + (offset[u] == 0 ? 16 : 32);
-      contiguous[u] = aligned >= x_begin && loaded_end <= x_end;
+      contiguous[u] = contiguous[u] && aligned >= x_begin && loaded_end <= x_end;
       source[u] = reinterpret_cast<const uint4*>(aligned);
     }
     // Pass 2: every load of the step, gathered elements included, before any of them is used:
@@ -115,10 +114,18 @@ __global__ void circular_pad_vectors(const T* __restrict__ x, T* __restrict__ y,
         value[u].raw = __ldg(source[u]);
         if (offset[u] != 0) high[u] = __ldg(source[u] + 1);
       } else if (base + u * kWarp < vectors) {
+        const Index this_row = source_row(row[u], g) * w_in;
+        const Index next_row = column[u] + E > w_out ? source_row(row[u] + 1, g) * w_in : 0;
+        const Index first_element = j0 < 0 ? 0 : j0;
 #pragma unroll
         for (int e = 0; e < E; ++e) {
           const Index j = j0 + e;
-          if (j >= 0 && j < out_count) value[u].element[e] = x[source_of(j, g)];
+          const Index c = column[u] + (j - first_element);
+          const bool next = c >= w_out;
+          const Index source_column = wrap<Index>((next ? c - w_out : c) - before, w_in);
+          if (j >= 0 && j < out_count) {
+            value[u].element[e] = x[(next ? next_row : this_row) + source_column];
+          }
         }
       }
     }
@@ -146,6 +153,22 @@ __global__ void circular_pad_vectors(const T* __restrict__ x, T* __restrict__ y,
         }
       }
     }
+  }
+}
+
+// Rows narrower than a vector: an element per thread (such tensors are small or index-bound).
+template <typename T, typename Index>
+__global__ void circular_pad_elements(const T* __restrict__ x, T* __restrict__ y, PadGeometry g,
+                                      Index out_count) {
+  const int last = g.rank - 1;
+  const auto w_out = static_cast<Index>(g.out_extent[last]);
+  const auto w_in = static_cast<Index>(g.in_extent[last]);
+  for (Index j = static_cast<Index>(global_thread_index()); j < out_count;
+       j += static_cast<Index>(grid_stride())) {
+    const Index row = g.out_divisor[last].divide(j);
+    const Index column = j - row * w_out;
+    y[j] = x[source_row(row, g) * w_in +
+             wrap<Index>(column - static_cast<Index>(g.pad_before[last]), w_in)];
   }
 }
 
@@ -197,13 +220,21 @@ cudaError_t circular_pad(ap::In<T> x, ap::Out<T> y, std::span<const std::int64_t
   constexpr int E = Vec16<T>::kCount;
   const std::int64_t head = (E - elements_to_alignment(y.data(), E)) % E;
   const std::int64_t vectors = (head + total + E - 1) / E;
+  const bool narrow = g.out_extent[g.rank - 1] < E;
   constexpr std::int64_t kPerBlock = kThreadsPerBlock * kVectorsPerLane;
-  const unsigned int blocks = capped_blocks((vectors + kPerBlock - 1) / kPerBlock);
-  // 32-bit indices when no element index, nor a vector number advanced by the whole grid, can
-  // overflow.
+  const unsigned int blocks =
+      narrow ? blocks_for(total) : capped_blocks((vectors + kPerBlock - 1) / kPerBlock);
+  // 32-bit indices when no element index, nor a vector or element number advanced by the whole
+  // grid, can overflow.
   const std::int64_t step = static_cast<std::int64_t>(blocks) * kPerBlock;
   const bool small = std::max(total, x.numel()) + (vectors + step) * E < INT32_MAX;
-  if (small) {
+  if (narrow && small) {
+    circular_pad_elements<T, std::int32_t><<<blocks, kThreadsPerBlock, 0, stream>>>(
+        x.data(), y.data(), g, static_cast<std::int32_t>(total));
+  } else if (narrow) {
+    circular_pad_elements<T, std::int64_t>
+        <<<blocks, kThreadsPerBlock, 0, stream>>>(x.data(), y.data(), g, total);
+  } else if (small) {
     circular_pad_vectors<T, std::int32_t><<<blocks, kThreadsPerBlock, 0, stream>>>(
         x.data(), y.data(), g, static_cast<std::int32_t>(x.numel()),
         static_cast<std::int32_t>(total), static_cast<std::int32_t>(head),
