@@ -46,7 +46,7 @@ if want memcheck; then
   library=$build/examples/libautoplugin_examples_plugins.so
   for op in circular_pad circular_pad_triton gelu_tanh nonzero embedding_bag row_max row_sum; do
     log=$out/memcheck-$op.log
-    timeout 60 "$sanitizer" --tool memcheck --error-exitcode 99 \
+    timeout 45 "$sanitizer" --tool memcheck --error-exitcode 99 \
       "$build/tools/autoplugin" check "$library" --case "$root/examples/$op/cases.json" \
       > "$log" 2>&1
     code=$?
