@@ -167,6 +167,28 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// Blocks of write_kernel that the current GPU runs at once, at most kMaxBlocks (kMaxBlocks when
+// the GPU cannot say).
+int resident_blocks() {
+  static const int per_sm = [] {
+    int blocks = 0;
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, write_kernel, kThreads, 0) ==
+                       cudaSuccess &&
+                   blocks > 0
+               ? blocks
+               : 0;
+  }();
+  int device = 0;
+  int sms = 0;
+  if (per_sm == 0 || cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      sms <= 0) {
+    cudaGetLastError();  // clear the error, if any
+    return kMaxBlocks;
+  }
+  return std::min(kMaxBlocks, per_sm * sms);
+}
+
 }  // namespace
 
 template <typename T>
@@ -175,9 +197,10 @@ cudaError_t nonzero(ap::In<T> x, ap::Out<std::int64_t> indices, ap::SizeOut coun
   const std::int64_t n = x.numel();
   if (n == 0) return cudaMemsetAsync(count.data(), 0, sizeof(std::int32_t), stream);
   const std::int64_t words = flag_words(n);
-  // Chunks of whole tiles, at most kMaxBlocks of them.
+  // Chunks of whole tiles, at most one per block that fits on the GPU at once: the write pass
+  // runs in one wave (a second, partial wave of equal chunks would cost a whole chunk's time).
   const std::int64_t tiles = (words + kTileWords - 1) / kTileWords;
-  const std::int64_t chunk_words = (tiles + kMaxBlocks - 1) / kMaxBlocks * kTileWords;
+  const std::int64_t chunk_words = (tiles + resident_blocks() - 1) / resident_blocks() * kTileWords;
   const int blocks = static_cast<int>((words + chunk_words - 1) / chunk_words);
   const std::size_t needed = sizeof(std::int64_t) * kMaxBlocks + sizeof(std::uint32_t) * words;
   if (scratch.size < needed) return cudaErrorInvalidValue;
