@@ -14,6 +14,7 @@ alternative's, their ratio, the target (issue 14) and whether it is met.
 import importlib.util
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -136,7 +137,7 @@ def circular_pad_table(bench):
     print()
 
 
-def triton_block_sweep():
+def triton_block_sweep(bench):
     """The Triton circular pad kernel's tile choices, JIT-compiled, on one shape per dtype."""
     path = os.path.join(os.path.dirname(__file__), "..", "examples", "circular_pad_triton",
                         "circular_pad_triton.py")
@@ -322,26 +323,34 @@ def main(argv):
     build_dir = argv[1] if len(argv) > 1 and not argv[1].startswith("--") else "build"
     json_path = argv[argv.index("--json") + 1] if "--json" in argv else None
     bench = f"{build_dir}/bench/autoplugin_bench"
+    sys.stdout.reconfigure(line_buffering=True)  # the log shows each row as it is measured
     print(f"GPU: {torch.cuda.get_device_name()}, PyTorch {torch.__version__}, "
           f"Triton {triton.__version__}\n")
     sections = [circular_pad_table, gelu_table, nonzero_table, embedding_bag_table,
-                row_reduction_table, overhead_table]
-    for section in sections:
-        started = time.time()
-        try:
-            section(bench)
-            print(f"({section.__name__}: {time.time() - started:.0f} s)\n")
-        except (subprocess.CalledProcessError, RuntimeError, AssertionError) as error:
-            stderr = getattr(error, "stderr", "") or ""
-            print(f"{section.__name__} failed: {error} {stderr.strip()}\n")
+                row_reduction_table, overhead_table, triton_block_sweep]
+
+    def stop(signum, frame):
+        raise TimeoutError("stopped (SIGTERM)")
+
+    signal.signal(signal.SIGTERM, stop)  # a time limit still gets the summary so far
     try:
-        triton_block_sweep()
-    except Exception as error:  # a diagnostic only: the summary still prints
-        print(f"triton_block_sweep failed: {error}\n")
-    print_summary()
-    if json_path:
-        with open(json_path, "w") as f:
-            json.dump(SUMMARY, f, indent=1)
+        for section in sections:
+            started = time.time()
+            try:
+                section(bench)
+                print(f"({section.__name__}: {time.time() - started:.0f} s)\n")
+            except TimeoutError:
+                raise
+            except Exception as error:  # one section's failure leaves the others' figures
+                stderr = getattr(error, "stderr", "") or ""
+                print(f"{section.__name__} failed: {error} {stderr.strip()}\n")
+    except TimeoutError as error:
+        print(f"{error}: the summary covers the sections run so far\n")
+    finally:
+        print_summary()
+        if json_path:
+            with open(json_path, "w") as f:
+                json.dump(SUMMARY, f, indent=1)
 
 
 if __name__ == "__main__":
