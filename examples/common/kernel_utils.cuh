@@ -1,4 +1,5 @@
-// Small helpers shared by the example kernels: float conversion for 16-bit types and launch sizes.
+// Small helpers shared by the example kernels: float conversion for 16-bit types, 16-byte
+// vectors, launch sizes and warp reductions.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -26,6 +27,26 @@ __device__ inline __half from_float<__half>(float v) {
 template <>
 __device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
   return __float2bfloat16_rn(v);
+}
+
+// 16 bytes of T, the widest load and store a thread can issue (one 128-byte line per 8 lanes):
+// 4 floats or 8 halves. The union reads the loaded bits as elements.
+template <typename T>
+union Vec16 {
+  static constexpr int kCount = static_cast<int>(sizeof(uint4) / sizeof(T));
+  uint4 raw;
+  T element[kCount];
+  __device__ Vec16() : raw{0, 0, 0, 0} {}
+};
+
+// How many elements of T come before the first 16-byte boundary at or after `data`, at most
+// `count` (elements are aligned to their size).
+template <typename T>
+__host__ __device__ inline std::int64_t elements_to_alignment(const T* data, std::int64_t count) {
+  const auto misalignment = reinterpret_cast<std::uintptr_t>(data) % sizeof(uint4);
+  const auto head =
+      static_cast<std::int64_t>((sizeof(uint4) - misalignment) % sizeof(uint4) / sizeof(T));
+  return head < count ? head : count;
 }
 
 inline constexpr int kThreadsPerBlock = 256;

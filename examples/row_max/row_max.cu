@@ -1,12 +1,14 @@
 // row_max: the maximum of each row (last dimension) and its first index; two outputs of
-// different dtypes. NaN counts as the maximum, as in PyTorch.
+// different dtypes. NaN counts as the maximum, as in PyTorch. A warp per row for rows up to 8 KB,
+// a block per row for longer ones; 16-byte loads, several in flight per thread
+// (common/row_reduce.cuh).
 #include <autoplugin/autoplugin.h>
 
 #include <cuda_runtime.h>
 
 #include <utility>
 
-#include "../common/kernel_utils.cuh"
+#include "../common/row_reduce.cuh"
 
 namespace ap = autoplugin;
 using namespace autoplugin_examples;
@@ -14,24 +16,14 @@ using namespace autoplugin_examples;
 namespace {
 
 template <typename T>
-__global__ void row_max_kernel(const T* __restrict__ x, T* __restrict__ values,
-                               std::int64_t* __restrict__ indices, std::int64_t rows,
-                               std::int64_t columns) {
-  for (std::int64_t row = global_thread_index(); row < rows; row += grid_stride()) {
-    const T* r = x + row * columns;
-    float best = to_float(r[0]);
-    std::int64_t best_index = 0;
-    for (std::int64_t c = 1; c < columns; ++c) {
-      const float v = to_float(r[c]);
-      if (!isnan(best) && (v > best || isnan(v))) {
-        best = v;
-        best_index = c;
-      }
-    }
-    values[row] = r[best_index];
-    indices[row] = best_index;
+struct StoreMax {
+  T* values;
+  std::int64_t* indices;
+  __device__ void operator()(std::int64_t row, ArgMaxOp::Acc best) const {
+    values[row] = from_float<T>(best.value);
+    indices[row] = best.index;
   }
-}
+};
 
 }  // namespace
 
@@ -41,8 +33,12 @@ cudaError_t row_max(ap::In<T> x, ap::Out<T> values, ap::Out<std::int64_t> indice
   const std::int64_t columns = x.size(-1);
   const std::int64_t rows = columns == 0 ? 0 : x.numel() / columns;
   if (rows == 0) return cudaSuccess;
-  row_max_kernel<<<blocks_for(rows), kThreadsPerBlock, 0, stream>>>(x.data(), values.data(),
-                                                                    indices.data(), rows, columns);
+  const StoreMax<T> store{values.data(), indices.data()};
+  if (columns * static_cast<std::int64_t>(sizeof(T)) <= kWarpRowBytes) {
+    launch_reduce_rows_by_warp<ArgMaxOp>(x.data(), rows, columns, store, stream);
+  } else {
+    launch_reduce_rows_by_block<ArgMaxOp>(x.data(), rows, columns, store, stream);
+  }
   return cudaGetLastError();
 }
 
