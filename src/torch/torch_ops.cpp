@@ -46,9 +46,9 @@ std::string dtype_list(std::span<const DType> dtypes) {
 class Call {
  public:
   Call(const Op& op, const c10::FunctionSchema& schema, at::ArrayRef<c10::IValue> arguments)
-      : op_(op), who_("op '" + op.qualified_name() + "': ") {
+      : op_(op) {
     if (arguments.size() != op.schema().arguments.size()) {
-      throw Error(who_ + "called with " + std::to_string(arguments.size()) +
+      throw Error(who() + "called with " + std::to_string(arguments.size()) +
                   " arguments; the schema has " + std::to_string(op.schema().arguments.size()));
     }
     (void)schema;
@@ -56,7 +56,7 @@ class Call {
   }
 
   std::vector<at::Tensor> run() {
-    if (device_ == std::nullopt) throw Error(who_ + "has no tensor argument to run on");
+    if (device_ == std::nullopt) throw Error(who() + "has no tensor argument to run on");
     const c10::cuda::CUDAGuard guard(*device_);
     bound_ = op_.bind_attributes(attributes_);
     ShapeScope scope;
@@ -128,13 +128,13 @@ class Call {
         bound_};
     const std::int64_t status = op_.launch(*launcher, args);
     if (status != 0) {
-      throw Error(who_ + "launcher '" + launcher->launcher->name + "' returned status " +
+      throw Error(who() + "launcher '" + launcher->launcher->name + "' returned status " +
                   std::to_string(status));
     }
     if (!launcher->launcher->returns_status) {
       const cudaError_t error = cudaGetLastError();
       if (error != cudaSuccess) {
-        throw Error(who_ + "launcher '" + launcher->launcher->name + "' left CUDA error " +
+        throw Error(who() + "launcher '" + launcher->launcher->name + "' left CUDA error " +
                     cudaGetErrorName(error) + ": " + cudaGetErrorString(error));
       }
     }
@@ -159,28 +159,28 @@ class Call {
   }
 
   void take_tensor(const Argument& argument, const c10::IValue& value) {
-    const std::string who = who_ + "argument '" + argument.name + "': ";
+    const auto where = [&] { return who() + "argument '" + argument.name + "': "; };
     if (value.isNone()) {
-      throw Error(who + "is None: absent optional tensors are not supported yet");
+      throw Error(where() + "is None: absent optional tensors are not supported yet");
     }
-    if (!value.isTensor()) throw Error(who + "expected a tensor, got " + value.tagKind());
+    if (!value.isTensor()) throw Error(where() + "expected a tensor, got " + value.tagKind());
     at::Tensor tensor = value.toTensor();
-    if (!tensor.defined()) throw Error(who + "expected a tensor, got an undefined one");
+    if (!tensor.defined()) throw Error(where() + "expected a tensor, got an undefined one");
     if (!tensor.is_cuda()) {
-      throw Error(who + "expected a CUDA tensor, got one on " + tensor.device().str());
+      throw Error(where() + "expected a CUDA tensor, got one on " + tensor.device().str());
     }
     if (device_ && tensor.device() != *device_) {
-      throw Error(who + "is on " + tensor.device().str() + ", the other tensors on " +
+      throw Error(where() + "is on " + tensor.device().str() + ", the other tensors on " +
                   device_->str());
     }
     device_ = tensor.device();
     const std::optional<DType> dtype = from_scalar_type(tensor.scalar_type());
     if (!dtype) {
-      throw Error(who + "has dtype " + std::string(c10::toString(tensor.scalar_type())) +
+      throw Error(where() + "has dtype " + std::string(c10::toString(tensor.scalar_type())) +
                   "; autoplugin ops take float32, float16, bfloat16, int8, int32 or int64");
     }
     if (tensor.dim() > kMaxRank) {
-      throw Error(who + "has rank " + std::to_string(tensor.dim()) + "; at most " +
+      throw Error(where() + "has rank " + std::to_string(tensor.dim()) + "; at most " +
                   std::to_string(kMaxRank) + " (TensorRT's limit)");
     }
     at::Tensor original = tensor;
@@ -199,7 +199,7 @@ class Call {
 
   std::int64_t evaluate_known(const Dim& dim) const {
     const std::optional<std::int64_t> value = dim.constant();
-    if (!value) throw Error(who_ + "extent " + to_string(dim) + " is not known before the launch");
+    if (!value) throw Error(who() + "extent " + to_string(dim) + " is not known before the launch");
     return *value;
   }
 
@@ -208,7 +208,7 @@ class Call {
     const DimBindings bindings{{}, {}, uppers};
     const std::int64_t value = evaluate(dim, bindings);
     if (value < 0)
-      throw Error(who_ + "output extent " + to_string(dim) + " is " + std::to_string(value));
+      throw Error(who() + "output extent " + to_string(dim) + " is " + std::to_string(value));
     return value;
   }
 
@@ -222,7 +222,7 @@ class Call {
     for (std::size_t s = 0; s < counts.size(); ++s) {
       const std::int64_t count = counts[s].item<std::int32_t>();
       if (count < 0 || count > uppers[s]) {
-        throw Error(who_ + "the kernel wrote " + std::to_string(count) + " to size tensor " +
+        throw Error(who() + "the kernel wrote " + std::to_string(count) + " to size tensor " +
                     std::to_string(s) + ", outside 0.." + std::to_string(uppers[s]));
       }
       values.push_back(count);
@@ -249,12 +249,14 @@ class Call {
     for (const LauncherEntry& e : op_.launchers()) {
       if (e.tactic <= 1) rows += "\n  (" + dtype_list(e.dtypes) + ")  " + e.launcher->name;
     }
-    return who_ + "no launcher for dtypes (" + dtype_list(dtypes) +
+    return who() + "no launcher for dtypes (" + dtype_list(dtypes) +
            "), inputs then outputs; add a launcher for them. The op's launchers take:" + rows;
   }
 
+  // The start of every message, made only when one is (not per call).
+  std::string who() const { return "op '" + op_.qualified_name() + "': "; }
+
   const Op& op_;
-  std::string who_;
   std::optional<c10::Device> device_;
   std::vector<at::Tensor> inputs_;         // dense
   std::vector<at::Tensor> copied_inputs_;  // the caller's tensor where a dense copy was made
