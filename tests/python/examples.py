@@ -37,11 +37,12 @@ def make_input(spec, generator, device):
     shape = spec.get("shape") or spec.get("opt")
     if "values" in spec:
         return torch.tensor(spec["values"], dtype=dtype, device=device).reshape(shape)
+    # As `autoplugin check` makes them: uniform in [low, high), floored for integer dtypes (and
+    # with "integers"), so an integer range [0, n) never reaches n.
     low, high = spec.get("range", [-1, 1])
-    if dtype.is_floating_point:
-        x = torch.rand(shape, generator=generator, dtype=torch.float32) * (high - low) + low
-    else:
-        x = torch.randint(int(low), int(high) + 1, shape, generator=generator, dtype=torch.int64)
+    x = torch.rand(shape, generator=generator, dtype=torch.float64) * (high - low) + low
+    if not dtype.is_floating_point or spec.get("integers", False):
+        x = torch.floor(x)
     if spec.get("zero_fraction", 0) > 0:
         x[torch.rand(shape, generator=generator) < spec["zero_fraction"]] = 0
     return x.to(dtype).to(device)
