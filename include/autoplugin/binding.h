@@ -357,7 +357,8 @@ struct LaunchParam {
       "autoplugin::In<T>, OptIn<T>, Out<T>, SizeOut, Workspace, cudaStream_t, and attribute "
       "values "
       "(int64_t, int32_t, double, float, bool, std::string_view, DType, "
-      "std::span<const int64_t/double/bool>, or std::optional of these).");
+      "std::span<const int64_t/double/bool>, or std::optional of these). Launchers do not "
+      "take SymInt or SymInt[] arguments (Dim, Shape): their values are the outputs' extents.");
   static ParamDescriptor describe() { return attribute_param<P>(); }
   static decltype(auto) get(const LaunchArgs& a, std::size_t k) {
     if constexpr (AttrTraits<Value>::user_bound) {
