@@ -44,6 +44,12 @@ std::string names_of(const std::vector<const Argument*>& arguments) {
   return text.empty() ? "none" : text;
 }
 
+// A launcher given an integer for a SymInt counts it as an attribute; say what it gets instead.
+// (A Dim or Shape parameter fails to compile, binding.h's LaunchParam.)
+constexpr const char* kNoShapeInputs =
+    "; launchers do not take SymInt or SymInt[] arguments (only the shape function does, as Dim "
+    "and Shape): their values are the outputs' extents, Out<T>::size(axis)";
+
 void check_launcher(const Schema& schema, const std::vector<const Argument*>& inputs,
                     const std::vector<const Argument*>& attributes, const LauncherDescriptor& l,
                     Problems& problems) {
@@ -95,9 +101,13 @@ void check_launcher(const Schema& schema, const std::vector<const Argument*>& in
   }
   // The stream and workspace counts are checked at compile time (binding.h).
   if (attrs.size() != attributes.size()) {
+    const bool has_shape_inputs =
+        std::any_of(schema.arguments.begin(), schema.arguments.end(),
+                    [](const Argument& a) { return a.type.is_shape_input(); });
     problems.add(who + " takes " + plural(attrs.size(), "attribute") + " but the schema declares " +
                  std::to_string(attributes.size()) + " (" + names_of(attributes) +
-                 "); a launcher takes every attribute, in schema order");
+                 "); a launcher takes every attribute, in schema order" +
+                 (has_shape_inputs && attrs.size() > attributes.size() ? kNoShapeInputs : ""));
   } else {
     for (std::size_t k = 0; k < attributes.size(); ++k) {
       const Type& type = attributes[k]->type;

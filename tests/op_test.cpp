@@ -591,6 +591,21 @@ TEST(ShapeFunction, ShapeInputsAreSymbolic) {
   EXPECT_EQ(scope.requirements()[0].message, "size keeps the number of elements");
 }
 
+void reshape_launcher_taking_int(ap::In<float> x, ap::Out<float> y, std::int64_t fill, ap::Stream) {
+  (void)x, (void)y, (void)fill;
+}
+
+// A launcher never receives shape inputs: an integer for one is not taken for an attribute.
+TEST(OpBuild, LauncherTakingAnIntegerForASymIntIsToldItDoesNot) {
+  EXPECT_THAT(
+      build_error(DECLARE("ex::reshape(Tensor x, SymInt[] size, SymInt fill) -> Tensor",
+                          reshape_shape, reshape_launcher_taking_int)),
+      HasSubstr("takes 1 attribute but the schema declares 0 (none); a launcher takes every "
+                "attribute, in schema order; launchers do not take SymInt or SymInt[] arguments "
+                "(only the shape function does, as Dim and Shape): their values are the outputs' "
+                "extents, Out<T>::size(axis)"));
+}
+
 TEST(Describe, ShowsPluginFieldsDtypesAndShapes) {
   auto d = DECLARE("ex::pad(Tensor x, int[] padding, str mode=\"circular\") -> Tensor",
                    ([](ap::Shape x, std::span<const std::int64_t> p, std::string_view) {

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "new/new.h"
+
 #ifdef AUTOPLUGIN_WITH_CHECK
 #include "check/check.h"
 #endif
@@ -42,6 +44,9 @@ void print_usage(std::ostream& out) {
          "                         a Python custom op with a Triton kernel and a fake\n"
          "                         implementation becomes a CMake project of a native plugin\n"
          "                         (python3 -m autoplugin.from_torch --help)\n"
+         "  new NS::NAME --schema \"(...) -> ...\" [--dtypes float32,...] [--out DIR]\n"
+         "                         a CMake project for a new op: kernel and launcher stubs,\n"
+         "                         shape function, declaration, cases.json, reference.py\n"
          "  check LIB.so --op OP   drive OP through TensorRT's plugin lifecycle: build phase on\n"
          "                         the CPU, kernels on a GPU against a reference (check --help)\n"
          "\n"
@@ -275,6 +280,7 @@ int main(int argc, char** argv) {
   if (command == "describe") return describe_ops(args);
   if (command == "list") return list_ops(args);
   if (command == "from-torch") return from_torch(argv[0], args);
+  if (command == "new") return autoplugin::scaffold::new_main(args);
   if (command == "check" || command == "inspect") {
 #ifdef AUTOPLUGIN_WITH_CHECK
     return command == "check" ? autoplugin::check::check_main(args)

@@ -129,14 +129,15 @@ template <typename T>
 inline constexpr bool dependent_false = false;
 
 // ---- type names, made at compile time for messages --------------------------------------------
-// The concatenation of string_views that have static storage duration.
-template <const std::string_view&... Parts>
+// The concatenation of string_views that have static storage duration. Pointers, not
+// references: nvcc's host-code pass turns a reference template argument into a pointer.
+template <const std::string_view*... Parts>
 struct JoinedName {
   static constexpr auto storage = [] {
-    std::array<char, (Parts.size() + ... + 0) + 1> chars{};
+    std::array<char, (Parts->size() + ... + 0) + 1> chars{};
     std::size_t at = 0;
-    ((std::copy(Parts.begin(), Parts.end(), chars.begin() + static_cast<std::ptrdiff_t>(at)),
-      at += Parts.size()),
+    ((std::copy(Parts->begin(), Parts->end(), chars.begin() + static_cast<std::ptrdiff_t>(at)),
+      at += Parts->size()),
      ...);
     return chars;
   }();
@@ -268,7 +269,7 @@ requires(AttrTraits<T>::supported && !UserBound<T>) struct AttrTraits<std::optio
     : AttrTraits<T> {
   static constexpr bool is_optional = true;
   static constexpr std::string_view name =
-      JoinedName<kOptionalPrefix, AttrTraits<T>::name, kTemplateEnd>::value;
+      JoinedName<&kOptionalPrefix, &AttrTraits<T>::name, &kTemplateEnd>::value;
   static std::optional<std::remove_cvref_t<decltype(AttrTraits<T>::get(std::declval<AttrValue>()))>>
   get(const AttrValue& v) {
     if (std::holds_alternative<std::monostate>(v)) return std::nullopt;
@@ -299,7 +300,7 @@ struct AttrTraits<std::optional<T>> : UserBoundTraits<T> {
   using Value = std::optional<T>;
   static constexpr bool is_optional = true;
   static constexpr std::string_view name =
-      JoinedName<kOptionalPrefix, UserBoundTraits<T>::name, kTemplateEnd>::value;
+      JoinedName<&kOptionalPrefix, &UserBoundTraits<T>::name, &kTemplateEnd>::value;
   static std::optional<T> decode(const AttrValue& v) {
     if (std::holds_alternative<std::monostate>(v)) return std::nullopt;
     return UserBoundTraits<T>::decode(v);
@@ -357,7 +358,8 @@ struct LaunchParam {
       "autoplugin::In<T>, OptIn<T>, Out<T>, SizeOut, Workspace, cudaStream_t, and attribute "
       "values "
       "(int64_t, int32_t, double, float, bool, std::string_view, DType, "
-      "std::span<const int64_t/double/bool>, or std::optional of these).");
+      "std::span<const int64_t/double/bool>, or std::optional of these). Launchers do not "
+      "take SymInt or SymInt[] arguments (Dim, Shape): their values are the outputs' extents.");
   static ParamDescriptor describe() { return attribute_param<P>(); }
   static decltype(auto) get(const LaunchArgs& a, std::size_t k) {
     if constexpr (AttrTraits<Value>::user_bound) {
