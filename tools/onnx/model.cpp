@@ -192,8 +192,16 @@ AttributeType type_of_field(std::uint32_t field) {
   }
 }
 
-Attribute read_attribute(Reader r) {
+// Deeper nesting is refused rather than risking the stack on a hostile file.
+constexpr int kMaxGraphDepth = 32;
+
+void read_graph(Reader r, const std::string& where, int depth, std::vector<Node>& nodes);
+
+// `subgraph_nodes` receives the nodes of GRAPH and GRAPHS attributes, `where` naming them.
+Attribute read_attribute(Reader r, const std::string& where, int depth,
+                         std::vector<Node>& subgraph_nodes) {
   Attribute a;
+  std::vector<Reader> graphs;  // read once the attribute's name is known
   AttributeType holding = AttributeType::Undefined;
   while (!r.done()) {
     const auto [field, wire] = r.tag();
@@ -229,6 +237,11 @@ Attribute read_attribute(Reader r) {
         r.expect(wire, Wire::Bytes, "AttributeProto.strings");
         a.strings.push_back(r.string("AttributeProto.strings"));
         break;
+      case 6:
+      case 11:
+        r.expect(wire, Wire::Bytes, "AttributeProto.g");
+        graphs.push_back(r.message("AttributeProto.g"));
+        break;
       case 20:
         r.expect(wire, Wire::Varint, "AttributeProto.type");
         a.type = static_cast<AttributeType>(r.varint("AttributeProto.type") & 0xff);
@@ -238,11 +251,21 @@ Attribute read_attribute(Reader r) {
     }
   }
   if (a.type == AttributeType::Undefined) a.type = holding;
+  for (std::size_t k = 0; k < graphs.size(); ++k) {
+    std::string path = where + " attribute '" + a.name + "'";
+    if (graphs.size() > 1) path += "[" + std::to_string(k) + "]";
+    if (depth >= kMaxGraphDepth) {
+      graphs[k].fail("subgraphs nested more than " + std::to_string(kMaxGraphDepth) + " deep");
+    }
+    read_graph(graphs[k], path, depth + 1, subgraph_nodes);
+  }
   return a;
 }
 
-Node read_node(Reader r) {
+void read_node(Reader r, const std::string& graph, int depth, std::vector<Node>& nodes) {
   Node n;
+  n.graph = graph;
+  std::vector<Reader> attributes;  // read once the node's name is known
   while (!r.done()) {
     const auto [field, wire] = r.tag();
     switch (field) {
@@ -264,7 +287,7 @@ Node read_node(Reader r) {
         break;
       case 5:
         r.expect(wire, Wire::Bytes, "NodeProto.attribute");
-        n.attributes.push_back(read_attribute(r.message("NodeProto.attribute")));
+        attributes.push_back(r.message("NodeProto.attribute"));
         break;
       case 7:
         r.expect(wire, Wire::Bytes, "NodeProto.domain");
@@ -274,7 +297,39 @@ Node read_node(Reader r) {
         r.skip(wire);
     }
   }
-  return n;
+  std::vector<Node> subgraph_nodes;
+  const std::string where = (graph.empty() ? "" : graph + " / ") + "node '" + n.name + "'";
+  for (Reader& a : attributes) {
+    n.attributes.push_back(read_attribute(a, where, depth, subgraph_nodes));
+  }
+  nodes.push_back(std::move(n));
+  for (Node& s : subgraph_nodes) nodes.push_back(std::move(s));
+}
+
+void read_graph(Reader r, const std::string& where, int depth, std::vector<Node>& nodes) {
+  while (!r.done()) {
+    const auto [field, wire] = r.tag();
+    if (field != 1) {
+      r.skip(wire);
+      continue;
+    }
+    r.expect(wire, Wire::Bytes, "GraphProto.node");
+    read_node(r.message("GraphProto.node"), where, depth, nodes);
+  }
+}
+
+Function read_function(Reader r) {
+  Function f;
+  while (!r.done()) {
+    const auto [field, wire] = r.tag();
+    if (field == 1 || field == 10) {
+      r.expect(wire, Wire::Bytes, "FunctionProto.name");
+      (field == 1 ? f.name : f.domain) = r.string("FunctionProto.name");
+    } else {
+      r.skip(wire);
+    }
+  }
+  return f;
 }
 
 }  // namespace
@@ -292,21 +347,15 @@ Model parse_model(std::string_view bytes, const std::string& path) {
   Reader r(bytes, 0, path);
   while (!r.done()) {
     const auto [field, wire] = r.tag();
-    if (field != 7) {
+    if (field == 7) {
+      r.expect(wire, Wire::Bytes, "ModelProto.graph");
+      has_graph = true;
+      read_graph(r.message("ModelProto.graph"), "", 0, model.nodes);
+    } else if (field == 25) {
+      r.expect(wire, Wire::Bytes, "ModelProto.functions");
+      model.functions.push_back(read_function(r.message("ModelProto.functions")));
+    } else {
       r.skip(wire);
-      continue;
-    }
-    r.expect(wire, Wire::Bytes, "ModelProto.graph");
-    has_graph = true;
-    Reader graph = r.message("ModelProto.graph");
-    while (!graph.done()) {
-      const auto [graph_field, graph_wire] = graph.tag();
-      if (graph_field != 1) {
-        graph.skip(graph_wire);
-        continue;
-      }
-      graph.expect(graph_wire, Wire::Bytes, "GraphProto.node");
-      model.nodes.push_back(read_node(graph.message("GraphProto.node")));
     }
   }
   if (!has_graph) {

@@ -61,11 +61,22 @@ struct Node {
   std::string op_type;
   std::string domain;
   std::vector<Attribute> attributes;
+  // Where a node of a subgraph is: "node 'loop' attribute 'body'", nested with " / "; empty in
+  // the main graph.
+  std::string graph;
   const Attribute* attribute(std::string_view attribute_name) const;
 };
 
+struct Function {
+  std::string domain;
+  std::string name;
+};
+
 struct Model {
-  std::vector<Node> nodes;  // the main graph's, in file order
+  // The main graph's nodes in file order, each followed by the nodes of its subgraphs (the
+  // bodies of If, Loop and Scan, which the parser imports too).
+  std::vector<Node> nodes;
+  std::vector<Function> functions;  // model-local functions: nodes calling them are not plugins
 };
 
 // Throws autoplugin::Error naming the file and the byte where a truncated or malformed model

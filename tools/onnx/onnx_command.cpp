@@ -2,6 +2,7 @@
 
 #include <autoplugin/error.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -129,6 +130,12 @@ void create_plugin(const Node& node, nvinfer1::IPluginCreatorV3One& creator, Con
   }
   entry["created"] = (*run.result)["created"];
   entry["log"] = (*run.result)["log"];
+  if (!run.finished) {
+    std::string text =
+        "the plugin terminated the process when it was destroyed (" + run.termination + ")";
+    for (const auto& line : run.log_since_result) text += "\nplugin log: " + line;
+    problems.push_back(text);
+  }
   if (!entry["created"].get<bool>()) {
     std::string text = "createPlugin(\"" + node.name + "\", kBUILD) returned no plugin";
     if (entry["log"].empty()) text += " and logged nothing";
@@ -171,8 +178,11 @@ void check_shape_inputs(const Node& node, nlohmann::json& entry) {
 }
 
 nlohmann::json check_node(const Node& node, const std::vector<CreatorInfo>& creators,
-                          check::CapturingLogger& logger) {
-  nlohmann::json entry{{"node", node.name}, {"op_type", node.op_type}, {"domain", node.domain}};
+                          std::size_t other_creators, check::CapturingLogger& logger) {
+  nlohmann::json entry{{"node", node.name},
+                       {"op_type", node.op_type},
+                       {"domain", node.domain},
+                       {"graph", node.graph}};
   nlohmann::json problems = nlohmann::json::array();
   const std::string version = string_attribute(node, "plugin_version", "1", problems);
   std::vector<std::string> namespaces;
@@ -198,6 +208,11 @@ nlohmann::json check_node(const Node& node, const std::vector<CreatorInfo>& crea
     entry["problems"].push_back("no plugin creator named \"" + node.op_type + "\", version \"" +
                                 version + "\", in namespace " + where);
     entry["did_you_mean"] = near_misses(node, version, namespaces, creators);
+    if (other_creators > 0) {
+      entry["problems"].push_back(
+          "the library also has " + std::to_string(other_creators) +
+          " creators that are not IPluginV3 creators, which this command does not look at");
+    }
     return entry;
   }
   entry["creator"] = found->text();
@@ -223,6 +238,13 @@ nlohmann::json check_node(const Node& node, const std::vector<CreatorInfo>& crea
   return entry;
 }
 
+// The parser expands a call of a model-local function instead of looking for a plugin.
+bool calls_local_function(const Node& node, const Model& model) {
+  return std::any_of(model.functions.begin(), model.functions.end(), [&](const Function& f) {
+    return f.domain == node.domain && f.name == node.op_type;
+  });
+}
+
 void print_text(const nlohmann::json& report, std::ostream& out) {
   out << report["model"].get<std::string>() << " against " << report["library"].get<std::string>()
       << ": " << report["nodes"].size() << " plugin node"
@@ -237,6 +259,9 @@ void print_text(const nlohmann::json& report, std::ostream& out) {
         << (ok ? "ok   " : "FAIL ") << "node '" << node["node"].get<std::string>() << "' (op_type "
         << node["op_type"].get<std::string>() << ", domain \"" << node["domain"].get<std::string>()
         << "\")";
+    if (!node["graph"].get<std::string>().empty()) {
+      out << " in " << node["graph"].get<std::string>();
+    }
     if (node.contains("creator")) out << ": " << node["creator"].get<std::string>();
     out << "\n";
     if (node.contains("fields")) {
@@ -264,6 +289,11 @@ void print_text(const nlohmann::json& report, std::ostream& out) {
     if (node.contains("log")) {
       for (const auto& l : node["log"]) out << "     plugin log: " << l.get<std::string>() << "\n";
     }
+  }
+  for (const auto& call : report["local_function_calls"]) {
+    out << "\nnode '" << call["node"].get<std::string>() << "' calls the model-local function "
+        << call["function"].get<std::string>()
+        << ": the parser expands it (its body's nodes are not checked here)\n";
   }
   if (report["nodes"].empty()) {
     out << "no node outside the standard ONNX domains: TensorRT makes no plugin of this model\n";
@@ -306,9 +336,16 @@ int onnx_main(const std::vector<std::string_view>& args) {
         {"model", model_path}, {"library", library_path}, {"load_log", logger.take()}};
     report["nodes"] = nlohmann::json::array();
     int failed = 0;
+    report["local_function_calls"] = nlohmann::json::array();
     for (const Node& node : model.nodes) {
       if (is_standard_domain(node.domain)) continue;
-      nlohmann::json entry = check_node(node, creators, logger);
+      if (calls_local_function(node, model)) {
+        report["local_function_calls"].push_back(
+            {{"node", node.name}, {"function", node.domain + "::" + node.op_type}});
+        continue;
+      }
+      nlohmann::json entry =
+          check_node(node, creators, library.creators().size() - creators.size(), logger);
       failed += entry["problems"].empty() ? 0 : 1;
       report["nodes"].push_back(std::move(entry));
     }
