@@ -64,6 +64,30 @@ def main():
          inputs=("x", "size"))
     save(out_dir, "int64_tensor", [node("circular_pad", ["x"], "y", "pad",
                                         padding=numpy_helper.from_array(np.array([1, 1], np.int64)))])
+    # Plugins inside an If's branches, and a call of a model-local function (not a plugin).
+    then_branch = helper.make_graph(
+        [node("scale_shift", ["x"], "t", "inner", shfit=1)], "then",
+        [], [helper.make_tensor_value_info("t", TensorProto.FLOAT, None)])
+    else_branch = helper.make_graph(
+        [node("circular_pad", ["x"], "e", "inner_pad", padding=[1, 1])], "else",
+        [], [helper.make_tensor_value_info("e", TensorProto.FLOAT, None)])
+    local = helper.make_function(EXAMPLES, "local_block", ["a"], ["b"],
+                                 [helper.make_node("Relu", ["a"], ["b"])],
+                                 [helper.make_opsetid("", 17)])
+    graph = helper.make_graph(
+        [helper.make_node("If", ["c"], ["y"], name="branch", then_branch=then_branch,
+                          else_branch=else_branch),
+         node("local_block", ["y"], "z", "block")],
+        "subgraphs",
+        [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, ir_version=9, producer_name="autoplugin tests",
+                              opset_imports=[helper.make_opsetid("", 17),
+                                             helper.make_opsetid(EXAMPLES, 1)],
+                              functions=[local])
+    with open(os.path.join(out_dir, "subgraphs.onnx"), "wb") as f:
+        f.write(model.SerializeToString())
     with open(good, "rb") as f:
         data = f.read()
     # Cut inside a node: a length that claims more bytes than remain.

@@ -67,4 +67,40 @@ TEST(OnnxModel, HugeLengthIsAnError) {
   EXPECT_THROW(autoplugin::onnx::parse_model(bytes, "huge.onnx"), autoplugin::Error);
 }
 
+// Protobuf's length-delimited field `field` holding `payload`.
+std::string length_delimited(int field, const std::string& payload) {
+  std::string out(1, static_cast<char>(field << 3 | 2));
+  for (std::size_t n = payload.size();; n >>= 7) {
+    out += static_cast<char>((n & 0x7f) | (n >= 0x80 ? 0x80 : 0));
+    if (n < 0x80) break;
+  }
+  return out + payload;
+}
+
+// A node whose attribute holds a graph whose node holds ..., `depth` graphs deep.
+std::string nested_model(int depth) {
+  std::string graph;
+  for (int level = 0; level < depth; ++level) {
+    const std::string attribute = length_delimited(1, "body") + length_delimited(6, graph);
+    const std::string node = length_delimited(4, "Loop") + length_delimited(5, attribute);
+    graph = length_delimited(1, node);
+  }
+  return length_delimited(7, graph);
+}
+
+TEST(OnnxModel, ReadsSubgraphsAndRefusesDeepNesting) {
+  const auto model = autoplugin::onnx::parse_model(nested_model(3), "nested.onnx");
+  ASSERT_EQ(model.nodes.size(), 3u);
+  EXPECT_EQ(model.nodes[0].graph, "");
+  EXPECT_EQ(model.nodes[1].graph, "node '' attribute 'body'");
+  EXPECT_EQ(model.nodes[2].graph, "node '' attribute 'body' / node '' attribute 'body'");
+  try {
+    autoplugin::onnx::parse_model(nested_model(5000), "deep.onnx");
+    FAIL() << "expected an error";
+  } catch (const autoplugin::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("subgraphs nested more than 32 deep"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
