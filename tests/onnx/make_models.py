@@ -64,6 +64,13 @@ def main():
          inputs=("x", "size"))
     save(out_dir, "int64_tensor", [node("circular_pad", ["x"], "y", "pad",
                                         padding=numpy_helper.from_array(np.array([1, 1], np.int64)))])
+    # A hand-written plugin (tests/trt/planted_bugs.cpp) that reads a string by its length,
+    # which counts the NUL the parser appends.
+    save(out_dir, "planted_string", [
+        node("correct", ["x"], "y", "reads_to_nul", domain="planted", alpha=0.5, mode="linear"),
+        node("string_by_length", ["y"], "z", "reads_by_length", domain="planted", alpha=0.5,
+             mode="linear"),
+    ])
     # Plugins inside an If's branches, and a call of a model-local function (not a plugin).
     then_branch = helper.make_graph(
         [node("scale_shift", ["x"], "t", "inner", shfit=1)], "then",

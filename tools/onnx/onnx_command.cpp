@@ -139,6 +139,17 @@ void create_plugin(const Node& node, nvinfer1::IPluginCreatorV3One& creator, Con
   if (!entry["created"].get<bool>()) {
     std::string text = "createPlugin(\"" + node.name + "\", kBUILD) returned no plugin";
     if (entry["log"].empty()) text += " and logged nothing";
+    std::string strings;
+    for (const auto& f : fields.sent) {
+      if (f["field_type"] == "CHAR")
+        strings += (strings.empty() ? "'" : ", '") + f["name"].get<std::string>() + "'";
+    }
+    if (!strings.empty()) {
+      text += ". The string fields (" + strings +
+              ") were sent as TensorRT's ONNX parser sends them: CHAR fields whose length "
+              "counts the trailing NUL; a plugin that reads std::string(data, length) keeps "
+              "that NUL";
+    }
     problems.push_back(text);
   }
   for (const auto& line : entry["log"]) {
