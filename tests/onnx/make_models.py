@@ -56,6 +56,7 @@ def main():
     save(out_dir, "wrong_domain", [node("circular_pad", ["x"], "y", "pad", domain="torchtrt",
                                         padding=[1, 1])])
     save(out_dir, "misspelled_op", [node("circular_padd", ["x"], "y", "pad", padding=[1, 1])])
+    save(out_dir, "qualified_op", [node("torchtrt_ex::scale_shift", ["x"], "y", "affine")])
     save(out_dir, "float_for_int", [node("scale_shift", ["x"], "y", "affine", shift=2.5)])
     save(out_dir, "unlisted_attribute", [node("scale_shift", ["x"], "y", "affine", scael=2.0)])
     save(out_dir, "int_overflow", [node("scale_shift", ["x"], "y", "affine", shift=2**32 + 7)])

@@ -86,20 +86,33 @@ nlohmann::json near_misses(const Node& node, const std::string& version,
                       "\" (set attribute plugin_version to \"" + c.version + "\")");
     } else if (c.version == version) {
       hints.push_back(c.text() + ": in namespace \"" + c.ns +
-                      "\" (set the node's domain or "
-                      "attribute plugin_namespace to \"" +
-                      c.ns + "\")");
+                      "\" (set the node's domain or attribute plugin_namespace to \"" + c.ns +
+                      "\")");
     } else {
       hints.push_back(c.text() + ": namespace \"" + c.ns + "\" and version \"" + c.version + "\"");
+    }
+  }
+  // op_type "ns::name": the namespace belongs in the domain.
+  for (const CreatorInfo& c : creators) {
+    if (hints.empty() && !c.ns.empty() && node.op_type == c.ns + "::" + c.name) {
+      hints.push_back(c.text() + ": op_type is the plugin name alone; set op_type \"" + c.name +
+                      "\" and domain \"" + c.ns + "\"");
     }
   }
   if (hints.empty()) {
     if (const auto close = check::closest_name(node.op_type, names)) {
       for (const CreatorInfo& c : creators) {
-        if (c.name == *close)
+        if (c.name == *close) {
           hints.push_back(c.text() + ": did you mean op_type \"" + c.name + "\"?");
+        }
       }
     }
+  }
+  if (hints.empty()) {
+    std::string all;
+    for (const CreatorInfo& c : creators) all += (all.empty() ? "" : ", ") + c.text();
+    hints.push_back("none close; the library's IPluginV3 creators: " +
+                    (all.empty() ? std::string("none") : all));
   }
   return hints;
 }
