@@ -61,6 +61,23 @@ TEST(OnnxModel, EveryTruncationIsACleanError) {
   EXPECT_GT(errors, static_cast<int>(bytes.size()) / 2);
 }
 
+// Each byte of the file set to each of a few values: the reader returns or throws
+// autoplugin::Error, whatever the lengths, tags and wire types now say.
+TEST(OnnxModel, EveryCorruptedByteIsHandled) {
+  const std::string bytes = model_bytes();
+  for (std::size_t at = 0; at < bytes.size(); ++at) {
+    for (const int value : {0x00, 0x07, 0x7f, 0x80, 0xff}) {
+      std::string corrupted = bytes;
+      corrupted[at] = static_cast<char>(value);
+      try {
+        autoplugin::onnx::parse_model(corrupted, "corrupted.onnx");
+      } catch (const autoplugin::Error&) {
+        // a clean error is what a corrupted file should give
+      }
+    }
+  }
+}
+
 TEST(OnnxModel, HugeLengthIsAnError) {
   // ModelProto.graph claiming 2^62 bytes.
   const std::string bytes = "\x3a\x80\x80\x80\x80\x80\x80\x80\x80\x40";
