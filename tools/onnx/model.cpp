@@ -2,6 +2,7 @@
 
 #include <autoplugin/error.h>
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iterator>
