@@ -50,5 +50,9 @@ function(autoplugin_add_torch_library name)
     LINK_DEPENDS ${AUTOPLUGIN_TORCH_EXPORTS_MAP})
   target_link_options(${name} PRIVATE "LINKER:--version-script=${AUTOPLUGIN_TORCH_EXPORTS_MAP}"
                       ${AUTOPLUGIN_LIBRARY_API_LINK_OPTIONS})
+  # Declaration sites print relative to the top-level source folder, as in autoplugin_add_library.
+  target_compile_options(${name} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:-fmacro-prefix-map=${CMAKE_SOURCE_DIR}/=>
+    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fmacro-prefix-map=${CMAKE_SOURCE_DIR}/=>)
   autoplugin_check_declarations(${name})
 endfunction()

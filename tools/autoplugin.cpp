@@ -20,6 +20,7 @@
 
 #ifdef AUTOPLUGIN_WITH_CHECK
 #include "check/check.h"
+#include "onnx/onnx_command.h"
 #endif
 
 namespace {
@@ -49,6 +50,9 @@ void print_usage(std::ostream& out) {
          "                         shape function, declaration, cases.json, reference.py\n"
          "  check LIB.so --op OP   drive OP through TensorRT's plugin lifecycle: build phase on\n"
          "                         the CPU, kernels on a GPU against a reference (check --help)\n"
+         "  onnx MODEL.onnx LIB.so [--json]\n"
+         "                         the plugins TensorRT's ONNX parser would make of the model's\n"
+         "                         custom nodes, created from LIB.so (onnx --help)\n"
          "\n"
          "describe and list read any library built with autoplugin (TensorRT plugin library or\n"
          "PyTorch op library); without LIB.so, the ops built into this tool (the examples).\n"
@@ -281,8 +285,9 @@ int main(int argc, char** argv) {
   if (command == "list") return list_ops(args);
   if (command == "from-torch") return from_torch(argv[0], args);
   if (command == "new") return autoplugin::scaffold::new_main(args);
-  if (command == "check" || command == "inspect") {
+  if (command == "check" || command == "inspect" || command == "onnx") {
 #ifdef AUTOPLUGIN_WITH_CHECK
+    if (command == "onnx") return autoplugin::onnx::onnx_main(args);
     return command == "check" ? autoplugin::check::check_main(args)
                               : autoplugin::check::inspect_main(args);
 #else
