@@ -19,6 +19,8 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import timing  # noqa: E402  (bench/timing.py)
 import torch
 import torch.nn.functional as F
 import triton
@@ -31,17 +33,7 @@ DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.
 
 
 def median_ms(fn):
-    for _ in range(5):
-        fn()
-    times = []
-    for _ in range(ITERATIONS):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return sorted(times)[len(times) // 2]
+    return timing.median_ms(fn, ITERATIONS)
 
 
 def copy_ms(nbytes, dtype=torch.float32):

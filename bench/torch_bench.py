@@ -18,6 +18,9 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import autoplugin.torch  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import timing  # noqa: E402  (bench/timing.py)
+
 
 def host_us(fn, calls=5000, rounds=7):
     medians = []
@@ -32,20 +35,6 @@ def host_us(fn, calls=5000, rounds=7):
         medians.append((time.perf_counter() - start) / calls * 1e6)
     measured = sorted(medians[3:])
     return measured[len(measured) // 2]
-
-
-def device_ms(fn, iterations=50):
-    for _ in range(5):
-        fn()
-    times = []
-    for _ in range(iterations):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return sorted(times)[len(times) // 2]
 
 
 def main(build):
@@ -75,8 +64,8 @@ def main(build):
 
     x = torch.randn(8, 64, 256, 256, device="cuda")
     padding = [2, 2, 2, 2]
-    ours = device_ms(lambda: pad(x, padding))
-    theirs = device_ms(lambda: F.pad(x, padding, mode="circular"))
+    ours = timing.median_ms(lambda: pad(x, padding))
+    theirs = timing.median_ms(lambda: F.pad(x, padding, mode="circular"))
     torch.testing.assert_close(pad(x, padding), F.pad(x, padding, mode="circular"))
     print("\ndevice time, (8, 64, 256, 256) float32, padding (2, 2, 2, 2)")
     print(f"  eager circular_pad {ours:.4f} ms, F.pad {theirs:.4f} ms: {theirs / ours:.2f}x "

@@ -20,14 +20,6 @@ function(autoplugin_add_library name)
   endforeach()
   add_library(${name} SHARED ${ARG_SOURCES} ${AUTOPLUGIN_ENTRY_POINTS_SOURCE})
   target_link_libraries(${name} PRIVATE autoplugin::trt ${ARG_LINK})
-  set_target_properties(${name} PROPERTIES
-    CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
-    LINK_DEPENDS ${AUTOPLUGIN_EXPORTS_MAP})
-  target_link_options(${name} PRIVATE
-    "LINKER:--version-script=${AUTOPLUGIN_EXPORTS_MAP}" "LINKER:--no-undefined"
-    ${AUTOPLUGIN_LIBRARY_API_LINK_OPTIONS})
-  target_compile_options(${name} PRIVATE
-    $<$<COMPILE_LANGUAGE:CXX>:-fmacro-prefix-map=${CMAKE_SOURCE_DIR}/=>
-    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fmacro-prefix-map=${CMAKE_SOURCE_DIR}/=>)
-  autoplugin_check_declarations(${name})
+  autoplugin_op_library_options(${name} ${AUTOPLUGIN_EXPORTS_MAP})
+  target_link_options(${name} PRIVATE "LINKER:--no-undefined")
 endfunction()

@@ -41,18 +41,13 @@ endfunction()
 
 function(autoplugin_add_torch_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LINK" ${ARGN})
+  include(${CMAKE_CURRENT_FUNCTION_LIST_DIR}/AutopluginCudaStandard.cmake)  # .cu ops as C++20
+  foreach(variable CMAKE_CUDA20_STANDARD_COMPILE_OPTION CMAKE_CUDA20_EXTENSION_COMPILE_OPTION)
+    set(${variable} "${${variable}}" PARENT_SCOPE)
+  endforeach()
   autoplugin_find_torch()
   add_library(${name} SHARED ${ARG_SOURCES} ${AUTOPLUGIN_TORCH_ADAPTER_SOURCES})
   target_link_libraries(${name} PRIVATE autoplugin::core ${TORCH_LIBRARIES} ${ARG_LINK})
   target_include_directories(${name} SYSTEM PRIVATE ${TORCH_INCLUDE_DIRS})
-  set_target_properties(${name} PROPERTIES
-    CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
-    LINK_DEPENDS ${AUTOPLUGIN_TORCH_EXPORTS_MAP})
-  target_link_options(${name} PRIVATE "LINKER:--version-script=${AUTOPLUGIN_TORCH_EXPORTS_MAP}"
-                      ${AUTOPLUGIN_LIBRARY_API_LINK_OPTIONS})
-  # Declaration sites print relative to the top-level source folder, as in autoplugin_add_library.
-  target_compile_options(${name} PRIVATE
-    $<$<COMPILE_LANGUAGE:CXX>:-fmacro-prefix-map=${CMAKE_SOURCE_DIR}/=>
-    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fmacro-prefix-map=${CMAKE_SOURCE_DIR}/=>)
-  autoplugin_check_declarations(${name})
+  autoplugin_op_library_options(${name} ${AUTOPLUGIN_TORCH_EXPORTS_MAP})
 endfunction()
