@@ -218,6 +218,13 @@ std::size_t Op::workspace_size(std::span<const Shape> inputs, std::span<const Sh
     if (!value) throw ShapeError(who + " depends on unknown values: " + to_string(bytes));
     throw ShapeError(who + " returned " + std::to_string(*value) + " bytes");
   }
+  // No GPU has this much memory: a size like it is a bug in the workspace function (an
+  // overflow, a unit mistake), refused here rather than handed to TensorRT to allocate.
+  constexpr std::int64_t kAbsurdWorkspaceBytes = std::int64_t{1} << 40;
+  if (*value >= kAbsurdWorkspaceBytes) {
+    throw ShapeError("op '" + qualified_name() + "': workspace function returned " +
+                     std::to_string(*value) + " bytes (1 TiB or more): absurd");
+  }
   return static_cast<std::size_t>(*value);
 }
 

@@ -235,14 +235,18 @@ class Parser {
                   "known types: " + known + ")");
   }
 
+  static constexpr std::size_t kMaxFixedListSize = 1 << 16;
+
   std::size_t parse_list_size() {
     const std::size_t start = pos_;
     std::size_t size = 0;
     while (is_digit(peek())) {
       size = size * 10 + static_cast<std::size_t>(peek() - '0');
-      // A field's length is an int32, so larger lists could not be sent anyway.
-      if (size > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-        fail(start, "fixed list size is too large");
+      // A scalar default is repeated to this size when the schema is parsed, so an absurd
+      // size would exhaust memory there; no attribute list in a schema needs more.
+      if (size > kMaxFixedListSize) {
+        fail(start,
+             "fixed list size is too large (at most " + std::to_string(kMaxFixedListSize) + ")");
       }
       ++pos_;
     }

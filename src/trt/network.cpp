@@ -36,7 +36,9 @@ std::vector<nvinfer1::ITensor*> add_op(nvinfer1::INetworkDefinition& network, st
                 std::to_string(op.num_shape_inputs()) + " shape inputs, got " +
                 std::to_string(inputs.size()) + " and " + std::to_string(shape_inputs.size()));
   }
-  for (const auto& [attribute, value] : attributes) {
+  // Not a structured binding: clang 14 cannot capture one in a lambda.
+  for (const auto& given : attributes) {
+    const std::string& attribute = given.first;
     const bool known = std::any_of(op.attributes().begin(), op.attributes().end(),
                                    [&](const Argument* a) { return a->name == attribute; });
     if (!known) throw FieldError(who + "no attribute named '" + attribute + "'");
