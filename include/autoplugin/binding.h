@@ -1,6 +1,8 @@
 // Compile-time part of binding: reads a launcher's or shape function's parameter types and turns
 // the callable into a type-erased descriptor. All checking against the schema happens in compiled
-// code (op.cpp), so this header stays thin.
+// code (op_build.cpp). Over 600 lines because it holds every parameter trait (built-in and
+// user-bound attribute types, tensors, stream, workspace, shape-function types) with the
+// static_asserts that name what to change; each trait is a few lines, and they are read together.
 #pragma once
 
 #include <autoplugin/dim.h>
