@@ -106,8 +106,9 @@ class LibraryOps {
     }
   }
   const std::string& error() const { return error_; }
-  const char* ops_json() const { return ops_(); }
-  const char* describe(const char* op) const { return describe_(op); }
+  // Copies: the library's answer buffer is reused by its next call.
+  std::string ops_json() const { return ops_(); }
+  std::string describe(const char* op) const { return describe_(op); }
 
  private:
   void* handle_ = nullptr;  // never closed: the library's ops stay registered with their hosts
@@ -144,8 +145,7 @@ bool parse_arguments(std::string_view command, const std::vector<std::string_vie
 }
 
 // A library's declaration errors (its "errors" list), printed; true when there are none.
-bool report_library_errors(const char* ops_json) {
-  const std::string_view text(ops_json);
+bool report_library_errors(std::string_view text) {
   const auto start = text.find("\"errors\": [");
   if (start == std::string_view::npos || text.substr(start + 11, 1) == "]") return true;
   std::cerr << "error: declarations that do not match their schema (see \"errors\"):\n"
@@ -162,7 +162,7 @@ int list_ops(const std::vector<std::string_view>& args) {
       std::cerr << "autoplugin list: " << library.error() << "\n";
       return kFailed;
     }
-    const char* ops = library.ops_json();
+    const std::string ops = library.ops_json();
     if (!parsed.quiet) {
       std::cout << (parsed.json ? ops : library.describe("")) << (parsed.json ? "\n" : "");
     }
@@ -187,7 +187,7 @@ int describe_library(const Arguments& parsed) {
     std::cerr << "autoplugin describe: " << library.error() << "\n";
     return kFailed;
   }
-  const char* ops = library.ops_json();
+  const std::string ops = library.ops_json();
   const bool declarations_ok = report_library_errors(ops);
   if (parsed.json) {
     std::cout << ops << "\n";
