@@ -1,5 +1,6 @@
 #include <autoplugin/attr.h>
 #include <autoplugin/attr_types.h>
+#include <autoplugin/backend.h>
 #include <autoplugin/error.h>
 
 #include <algorithm>
@@ -226,21 +227,6 @@ AttrValue decode_field(const Type& type, const FieldView& field) {
   }
 }
 
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 std::string unknown_field_warning(const Schema& schema,
                                   const std::vector<const Argument*>& attributes,
                                   std::string_view name) {
@@ -249,7 +235,7 @@ std::string unknown_field_warning(const Schema& schema,
   std::size_t best = 3;  // suggest only names within edit distance 2
   for (const Argument* argument : attributes) {
     names += (names.empty() ? "" : ", ") + argument->name;
-    const std::size_t distance = edit_distance(name, argument->name);
+    const std::size_t distance = detail::edit_distance(name, argument->name);
     if (distance < best) {
       best = distance;
       closest = argument;
@@ -587,5 +573,24 @@ AttrValue coerce_attribute(const Schema& schema, const Argument& argument, AttrV
   }
   throw mismatch();
 }
+
+namespace detail {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace detail
 
 }  // namespace autoplugin

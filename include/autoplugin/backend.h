@@ -5,6 +5,7 @@
 
 #include <autoplugin/dim.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -17,6 +18,8 @@ namespace detail {
 // The op named `name`, by its qualified name ("ns::name.overload") or its plugin name
 // ("name.overload"; the first declared wins when two namespaces share one), or null.
 const Op* find_op(std::string_view name);
+// Levenshtein distance, for "did you mean" suggestions (the codec's, check's and onnx's).
+std::size_t edit_distance(std::string_view a, std::string_view b);
 }  // namespace detail
 
 // Concrete values for the symbols of an expression.
