@@ -42,12 +42,38 @@ std::vector<BoundValues> Op::bind_attributes(std::span<const AttrValue> attribut
   for (const LauncherDescriptor& launcher : launcher_descriptors_) bind_all(launcher.params);
   bind_all(shape_function_.params);
   if (workspace_function_) bind_all(workspace_function_->params);
-  if (problems.empty()) return bound;
+  if (attribute_check_) bind_all(attribute_check_->params);
+  if (problems.empty()) {
+    check_attributes(attributes);
+    return bound;
+  }
   std::string message = "op '" + qualified_name_ + "': ";
   if (problems.size() == 1) throw FieldError(message + problems.front());
   message += std::to_string(problems.size()) + " attributes do not decode:";
   for (const std::string& problem : problems) message += "\n  " + problem;
   throw FieldError(message);
+}
+
+void Op::check_attributes(std::span<const AttrValue> attributes) const {
+  if (!attribute_check_) return;
+  if (attributes.size() != attributes_.size()) {
+    throw FieldError("op '" + qualified_name_ + "': attribute check called with " +
+                     std::to_string(attributes.size()) + " attributes; expected " +
+                     std::to_string(attributes_.size()));
+  }
+  std::vector<ShapeArg> args(attributes.size());
+  for (std::size_t k = 0; k < attributes.size(); ++k) args[k].value = &attributes[k];
+  std::string problem;
+  try {
+    problem = attribute_check_->thunk(attribute_check_->callable.get(), args);
+  } catch (const std::exception& e) {
+    problem = e.what();
+  } catch (...) {
+    problem = "the attribute check threw a non-standard exception";
+  }
+  if (!problem.empty()) {
+    throw FieldError("op '" + qualified_name_ + "': attributes refused: " + problem);
+  }
 }
 
 }  // namespace autoplugin

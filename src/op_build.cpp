@@ -245,6 +245,29 @@ void check_workspace(const Schema& schema, const std::vector<LauncherDescriptor>
   }
 }
 
+// The attribute check takes every attribute, in schema order, typed as for a launcher.
+void check_attribute_check(const std::vector<const Argument*>& attributes,
+                           const std::optional<AttributeCheckDescriptor>& check,
+                           Problems& problems) {
+  if (!check) return;
+  if (check->params.size() != attributes.size()) {
+    problems.add("the attribute check (.validate) takes " +
+                 plural(check->params.size(), "parameter") + " but the schema declares " +
+                 plural(attributes.size(), "attribute") + " (" + names_of(attributes) +
+                 "); it takes every attribute, in schema order");
+    return;
+  }
+  for (std::size_t k = 0; k < attributes.size(); ++k) {
+    const Type& type = attributes[k]->type;
+    if (!attribute_matches(check->params[k], type)) {
+      problems.add("argument '" + attributes[k]->name + "': schema type " + type.to_string() +
+                   ", the attribute check (.validate) parameter " + std::to_string(k + 1) +
+                   " has type " + param_type_text(check->params[k]) + " (expected " +
+                   expected_cpp_types(type) + ")");
+    }
+  }
+}
+
 // One entry per launcher, pointing into `launchers`; launchers with the same dtypes become tactics.
 std::vector<LauncherEntry> launcher_entries(const std::vector<LauncherDescriptor>& launchers) {
   std::vector<LauncherEntry> entries;
@@ -464,6 +487,7 @@ Op Op::build(const OpDeclaration& d) {
   check_launchers(positions, d.launchers_, problems);
   check_shape_function_declaration(schema, d.shape_function_, problems);
   check_workspace(schema, d.launchers_, d.workspace_function_, problems);
+  check_attribute_check(op.attributes_, d.attribute_check_, problems);
   op.launcher_descriptors_ = d.launchers_;
   op.launchers_ = launcher_entries(op.launcher_descriptors_);
   op.num_size_tensors_ = size_tensor_count(d.launchers_, problems);
@@ -478,6 +502,7 @@ Op Op::build(const OpDeclaration& d) {
   op.example_ = d.example_;
   op.shape_function_ = d.shape_function_;
   op.workspace_function_ = d.workspace_function_;
+  op.attribute_check_ = d.attribute_check_;
   if (!problems.empty()) {
     throw BindingError("op '" + schema.qualified_name() + "' (declared at " + d.location_ +
                        ") does not match its schema \"" + schema.text + "\":" + problems.join());

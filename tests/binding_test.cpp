@@ -257,4 +257,83 @@ TEST(BoundTypes, BindToTheSchemaTypeOfTheirSchemaType) {
   }
 }
 
+// ---- attribute checks (OpDeclaration::validate) ------------------------------------------------
+
+void scale_launcher(ap::In<float> x, ap::Out<float> y, std::string_view mode, double eps,
+                    ap::Stream) {
+  (void)x, (void)y, (void)mode, (void)eps;
+}
+ap::Shape scale_shape(ap::Shape x, std::string_view, double) { return x; }
+
+ap::OpDeclaration declare_checked() {
+  auto declaration = DECLARE("ns::checked(Tensor x, str mode=\"sum\", float eps=1e-5) -> Tensor",
+                             scale_shape, scale_launcher);
+  declaration.validate([](std::string_view mode, double eps) {
+    if (mode != "sum" && mode != "mean") {
+      throw std::invalid_argument("mode is \"sum\" or \"mean\", not \"" + std::string(mode) + "\"");
+    }
+    if (eps <= 0) throw std::invalid_argument("eps is positive");
+  });
+  return declaration;
+}
+
+TEST(AttributeCheck, RefusesValuesWhenAttributesAreBoundWithTheOpsOwnMessage) {
+  const ap::Op op = ap::Op::build(declare_checked());
+  EXPECT_TRUE(op.has_attribute_check());
+  EXPECT_NO_THROW(op.bind_attributes(std::vector<ap::AttrValue>{std::string("mean"), 0.5}));
+  try {
+    op.bind_attributes(std::vector<ap::AttrValue>{std::string("median"), 0.5});
+    FAIL() << "expected a FieldError";
+  } catch (const ap::FieldError& e) {
+    EXPECT_STREQ(e.what(),
+                 "op 'ns::checked': attributes refused: mode is \"sum\" or \"mean\", not "
+                 "\"median\"");
+  }
+  EXPECT_THROW(op.bind_attributes(std::vector<ap::AttrValue>{std::string("sum"), -1.0}),
+               ap::FieldError);
+}
+
+TEST(AttributeCheck, AStringResultIsTheProblemAndEmptyMeansAccepted) {
+  auto declaration = DECLARE("ns::checked(Tensor x, str mode=\"sum\", float eps=1e-5) -> Tensor",
+                             scale_shape, scale_launcher);
+  declaration.validate([](std::string_view mode, double) -> std::string {
+    return mode.empty() ? "mode is not empty" : "";
+  });
+  const ap::Op op = ap::Op::build(declaration);
+  EXPECT_NO_THROW(op.bind_attributes(std::vector<ap::AttrValue>{std::string("x"), 1.0}));
+  EXPECT_THROW(
+      {
+        try {
+          op.bind_attributes(std::vector<ap::AttrValue>{std::string(), 1.0});
+        } catch (const ap::FieldError& e) {
+          EXPECT_THAT(e.what(), HasSubstr("attributes refused: mode is not empty"));
+          throw;
+        }
+      },
+      ap::FieldError);
+}
+
+TEST(AttributeCheck, TakesEveryAttributeInSchemaOrder) {
+  auto wrong_type = DECLARE("ns::checked(Tensor x, str mode=\"sum\", float eps=1e-5) -> Tensor",
+                            scale_shape, scale_launcher);
+  wrong_type.validate([](std::int64_t, double) {});
+  try {
+    ap::Op::build(wrong_type);
+    FAIL() << "expected a BindingError";
+  } catch (const ap::BindingError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("argument 'mode': schema type str, the attribute check "
+                                    "(.validate) parameter 1 has type int64_t"));
+  }
+  auto too_few = DECLARE("ns::checked(Tensor x, str mode=\"sum\", float eps=1e-5) -> Tensor",
+                         scale_shape, scale_launcher);
+  too_few.validate([](std::string_view) {});
+  try {
+    ap::Op::build(too_few);
+    FAIL() << "expected a BindingError";
+  } catch (const ap::BindingError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("the attribute check (.validate) takes 1 parameter but the "
+                                    "schema declares 2 attributes (mode, eps)"));
+  }
+}
+
 }  // namespace

@@ -76,8 +76,7 @@ int embedding_bag(ap::In<T>, ap::In<Index>, ap::In<Index>, ap::Out<T>, std::stri
   return 0;
 }
 ap::Shape embedding_bag_shape(ap::Shape weight, ap::Shape indices, ap::Shape offsets,
-                              std::string_view mode) {
-  ap::require(mode == "sum" || mode == "mean" || mode == "max", "mode is sum, mean or max");
+                              std::string_view /*mode: checked by .validate*/) {
   ap::require(weight.rank() == 2 && indices.rank() == 1 && offsets.rank() == 1,
               "weight is 2-D, indices and offsets are 1-D");
   return {offsets[0], weight[1]};
@@ -85,8 +84,13 @@ ap::Shape embedding_bag_shape(ap::Shape weight, ap::Shape indices, ap::Shape off
 AUTOPLUGIN_OP(
     "example_like::embedding_bag(Tensor weight, Tensor indices, Tensor offsets, "
     "str mode=\"sum\") -> Tensor",
-    embedding_bag_shape, (embedding_bag<float, std::int64_t>),
-    (embedding_bag<float, std::int32_t>));
+    embedding_bag_shape, (embedding_bag<float, std::int64_t>), (embedding_bag<float, std::int32_t>))
+    .validate([](std::string_view mode) {
+      if (mode != "sum" && mode != "mean" && mode != "max") {
+        throw std::invalid_argument("mode is \"sum\", \"mean\" or \"max\", not \"" +
+                                    std::string(mode) + "\"");
+      }
+    });
 
 template <typename T>
 int nonzero(ap::In<T>, ap::Out<std::int64_t>, ap::SizeOut, ap::Workspace, ap::Stream) {

@@ -173,8 +173,7 @@ cudaError_t embedding_bag(ap::In<T> weight, ap::In<I> indices, ap::In<I> offsets
 }
 
 ap::Shape embedding_bag_shape(ap::Shape weight, ap::Shape indices, ap::Shape offsets,
-                              std::string_view mode) {
-  ap::require(mode == "sum" || mode == "mean" || mode == "max", "mode is sum, mean or max");
+                              std::string_view /*mode: checked by .validate*/) {
   ap::require(weight.rank() == 2 && indices.rank() == 1 && offsets.rank() == 1,
               "weight is 2-D, indices and offsets are 1-D");
   return {offsets[0], weight[1]};
@@ -187,4 +186,10 @@ AUTOPLUGIN_OP(
     (embedding_bag<__half, std::int64_t>), (embedding_bag<__nv_bfloat16, std::int64_t>),
     (embedding_bag<float, std::int32_t>), (embedding_bag<__half, std::int32_t>),
     (embedding_bag<__nv_bfloat16, std::int32_t>))
-    .example(ap::Example().rank("weight", 2).rank("indices", 1).rank("offsets", 1));
+    .example(ap::Example().rank("weight", 2).rank("indices", 1).rank("offsets", 1))
+    .validate([](std::string_view mode) {
+      if (mode != "sum" && mode != "mean" && mode != "max") {
+        throw std::invalid_argument("mode is \"sum\", \"mean\" or \"max\", not \"" +
+                                    std::string(mode) + "\"");
+      }
+    });

@@ -125,6 +125,16 @@ struct ShapeFunctionDescriptor {
   ShapeThunk thunk = nullptr;
 };
 
+// An op's check of its attribute values, run when a plugin is created (OpDeclaration::validate).
+// Its arguments are ShapeArg values, one per attribute in schema order.
+using AttributeCheckThunk = std::string (*)(const void* callable, std::span<const ShapeArg> args);
+
+struct AttributeCheckDescriptor {
+  std::vector<ParamDescriptor> params;
+  std::shared_ptr<const void> callable;
+  AttributeCheckThunk thunk = nullptr;
+};
+
 namespace detail {
 
 template <typename T>
@@ -701,6 +711,40 @@ ShapeFunctionDescriptor make_shape_function(F fn) {
 template <typename F>
 ShapeFunctionDescriptor make_workspace_function(F fn) {
   return make_shape_descriptor<WorkspaceResult>(std::move(fn), 1);
+}
+
+// An attribute check takes the op's attributes (its arguments that are neither tensors nor
+// SymInts) in schema order, typed as for a launcher, and returns void (refusing by throwing) or a
+// std::string (empty when the values are acceptable, else what is wrong with them).
+template <typename F>
+AttributeCheckDescriptor make_attribute_check(F fn) {
+  AttributeCheckDescriptor d;
+  if constexpr (check_callable<F>()) {
+    using Sig = Signature<F>;
+    using R = std::remove_cvref_t<typename Sig::Result>;
+    static_assert(std::is_void_v<R> || std::is_same_v<R, std::string>,
+                  "autoplugin: an attribute check returns void (refusing by throwing) or a "
+                  "std::string (empty when the attributes are acceptable)");
+    [&]<typename... P>(std::tuple<P...>*) {
+      d.params = {ShapeParam<std::remove_cvref_t<P>>::describe()...};  // see make_launcher
+    }(static_cast<typename Sig::Args*>(nullptr));
+    d.callable = std::make_shared<const F>(std::move(fn));
+    d.thunk = [](const void* callable, std::span<const ShapeArg> args) -> std::string {
+      const F& check = *static_cast<const F*>(callable);
+      return [&]<typename... P>(std::tuple<P...>*) {
+        return [&]<std::size_t... I>(std::index_sequence<I...>)->std::string {
+          if constexpr (std::is_void_v<R>) {
+            check(ShapeParam<std::remove_cvref_t<P>>::get(args[I])...);
+            return {};
+          } else {
+            return check(ShapeParam<std::remove_cvref_t<P>>::get(args[I])...);
+          }
+        }
+        (std::index_sequence_for<P...>{});
+      }(static_cast<typename Sig::Args*>(nullptr));
+    };
+  }
+  return d;
 }
 
 }  // namespace detail

@@ -73,6 +73,17 @@ class OpDeclaration {
     return *this;
   }
 
+  // Checks attribute values when a plugin is created, before any shape or launch: `check` takes
+  // the op's attributes (the arguments that are neither tensors nor SymInts) in schema order,
+  // typed as for a launcher, and returns void, refusing by throwing, or a std::string: empty
+  // when the values are acceptable, else what is wrong. createPlugin then fails with that
+  // message, naming the op.
+  template <typename F>
+  OpDeclaration& validate(F check) {
+    attribute_check_ = detail::make_attribute_check(std::move(check));
+    return *this;
+  }
+
   const std::string& location() const noexcept { return location_; }
   const std::string& schema_text() const noexcept { return schema_text_; }
 
@@ -87,6 +98,7 @@ class OpDeclaration {
   std::vector<std::pair<std::string, std::vector<Format>>> formats_;
   Example example_;
   std::optional<ShapeFunctionDescriptor> workspace_function_;
+  std::optional<AttributeCheckDescriptor> attribute_check_;
 };
 
 // The dtype and format of one input or output position, as a backend proposes them.
@@ -162,9 +174,11 @@ class Op {
   DecodedAttributes decode_fields(std::span<const FieldView> fields) const;
   FieldList encode_fields(std::span<const AttrValue> attributes) const;
   // Decodes the attributes that launchers, the shape function or the workspace function take as
-  // a type of their own (AttrBinding), once; the result is LaunchArgs::bound. Throws FieldError
-  // naming the op, every attribute that does not decode and its binding's message.
+  // a type of their own (AttrBinding), once; the result is LaunchArgs::bound. Then runs the
+  // declaration's attribute check (OpDeclaration::validate). Throws FieldError naming the op and
+  // every attribute that does not decode with its binding's message, or the check's message.
   std::vector<BoundValues> bind_attributes(std::span<const AttrValue> attributes) const;
+  bool has_attribute_check() const noexcept { return attribute_check_.has_value(); }
 
   // Runs the shape function. `inputs` has one shape per input (absent Tensor?: null entry in
   // `present`), `shape_inputs` one per SymInt/SymInt[] argument (a SymInt is a rank-1 shape).
@@ -211,8 +225,10 @@ class Op {
   std::vector<int> aliases_;                  // per output position
   ShapeFunctionDescriptor shape_function_;
   std::optional<ShapeFunctionDescriptor> workspace_function_;
+  std::optional<AttributeCheckDescriptor> attribute_check_;
   Example example_;
 
+  void check_attributes(std::span<const AttrValue> attributes) const;
   std::vector<ShapeArg> shape_args(std::span<const Shape> inputs,
                                    std::span<const Shape> shape_inputs,
                                    std::span<const AttrValue> attributes) const;

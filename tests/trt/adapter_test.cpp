@@ -56,7 +56,10 @@ ap::Shape pad_shape(ap::Shape x, std::span<const std::int64_t> padding, std::str
 AUTOPLUGIN_OP(
     "adapter_test::pad(Tensor x, int[] padding, str mode=\"zeros\", float scale=1.0) "
     "-> Tensor",
-    pad_shape, pad_launcher<float>, pad_launcher<std::int32_t>);
+    pad_shape, pad_launcher<float>, pad_launcher<std::int32_t>)
+    .validate([](std::span<const std::int64_t> padding, std::string_view, double) {
+      if (padding.size() % 2 != 0) throw std::invalid_argument("padding comes in pairs");
+    });
 
 int nonzero_launcher(ap::In<float> x, ap::Out<std::int64_t> indices, ap::SizeOut count,
                      ap::Stream) {
@@ -546,7 +549,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadFields{"ModeNotText",
                   {field<std::int64_t>("padding", PluginFieldType::kINT64, {0, 0}),
                    field<std::int32_t>("mode", PluginFieldType::kINT32, {1})},
-                  "field 'mode'"}),
+                  "field 'mode'"},
+        BadFields{"RefusedByTheOpsCheck",
+                  {field<std::int64_t>("padding", PluginFieldType::kINT64, {1, 1, 2})},
+                  "createPlugin: attributes refused: padding comes in pairs"}),
     [](const ::testing::TestParamInfo<BadFields>& param) { return param.param.case_name; });
 
 TEST_F(Adapter, MalformedCollectionsAreRejected) {
