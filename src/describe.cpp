@@ -1,8 +1,11 @@
 #include <autoplugin/attr_types.h>
+#include <autoplugin/backend.h>
 #include <autoplugin/describe.h>
 #include <autoplugin/error.h>
 
 #include <sstream>
+
+#include "dim_internal.h"
 
 namespace autoplugin {
 namespace {
@@ -93,7 +96,11 @@ void describe_shapes(const Op& op, std::ostringstream& out) {
   }
   for (const auto& r : scope.requirements()) {
     out << "            requires " << to_string(r.condition.as_dim()) << "  (\"" << r.message
-        << "\")\n";
+        << "\")"
+        << (detail::has_shape_value(r.condition.as_dim())
+                ? "  (TensorRT: every output extent -1 when it fails)"
+                : "")
+        << "\n";
   }
   if (op.has_workspace()) {
     try {
@@ -104,6 +111,8 @@ void describe_shapes(const Op& op, std::ostringstream& out) {
     }
   }
   out << "  builder   IExprBuilder calls for these shapes:\n";
+  // What getOutputShapes hands TensorRT: requirements on shape-input values folded in.
+  fold_shape_value_requirements(outputs, scope.requirements());
   std::istringstream lines(operation_program(outputs, names));
   for (std::string line; std::getline(lines, line);) out << "            " << line << "\n";
 }

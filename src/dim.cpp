@@ -43,6 +43,7 @@ std::uint64_t size_of(const Dim& dim) { return node_of(dim) ? node_of(dim)->tree
 
 bool may_fail(const Dim& dim) { return node_of(dim) && node_of(dim)->may_fail; }
 bool has_size_tensor(const Dim& dim) { return node_of(dim) && node_of(dim)->has_size_tensor; }
+bool has_shape_value(const Dim& dim) { return node_of(dim) && node_of(dim)->has_shape_value; }
 
 bool is_constant(const Dim& dim, std::int64_t value) {
   return dim.is_constant() && *dim.constant() == value;
@@ -65,6 +66,7 @@ Dim make_operation(DimOp op, const Dim& lhs, const Dim& rhs) {
   node->may_fail =
       may_fail(lhs) || may_fail(rhs) || (divides && (!rhs.is_constant() || is_constant(rhs, 0)));
   node->has_size_tensor = has_size_tensor(lhs) || has_size_tensor(rhs);
+  node->has_shape_value = has_shape_value(lhs) || has_shape_value(rhs);
   return DimAccess::wrap(std::move(node));
 }
 
@@ -77,6 +79,7 @@ Dim make_symbol(DimKind kind, int index0, int index1, std::string label) {
   node->index0 = index0;
   node->index1 = index1;
   node->label = std::move(label);
+  node->has_shape_value = kind == DimKind::ShapeValue;
   node->hash =
       mix(mix(mix(0x51, static_cast<std::uint64_t>(kind)), static_cast<std::uint64_t>(index0)),
           static_cast<std::uint64_t>(index1));
@@ -94,6 +97,7 @@ Dim make_size_tensor(int index, const Dim& opt, const Dim& upper) {
   node->tree_size = tree_size(opt, upper);
   node->may_fail = may_fail(opt) || may_fail(upper);
   node->has_size_tensor = true;
+  node->has_shape_value = has_shape_value(opt) || has_shape_value(upper);
   return DimAccess::wrap(std::move(node));
 }
 

@@ -1,4 +1,5 @@
-// The evaluator: a Dim's value for concrete symbol values, with TensorRT's semantics.
+// The evaluator: a Dim's value for concrete symbol values, with TensorRT's semantics; and
+// requirements on shape-input values folded into output shapes.
 #include <unordered_map>
 
 #include "autoplugin/error.h"
@@ -78,6 +79,24 @@ std::vector<std::int64_t> evaluate(const Shape& shape, const DimBindings& bindin
   values.reserve(shape.rank());
   for (const Dim& dim : shape) values.push_back(evaluate(dim, bindings));
   return values;
+}
+
+std::vector<Requirement> fold_shape_value_requirements(std::span<Shape> shapes,
+                                                       std::span<const Requirement> requirements) {
+  std::vector<Requirement> folded;
+  Bool all_hold(true);
+  for (const Requirement& requirement : requirements) {
+    if (!has_shape_value(requirement.condition.as_dim())) continue;
+    folded.push_back(requirement);
+    all_hold = all_hold && requirement.condition;
+  }
+  if (folded.empty()) return folded;
+  for (Shape& shape : shapes) {
+    for (Dim& extent : shape) {
+      if (!has_size_tensor(extent)) extent = select(all_hold, extent, -1);
+    }
+  }
+  return folded;
 }
 
 void check_requirements(std::span<const Requirement> requirements, const DimBindings& bindings) {

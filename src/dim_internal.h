@@ -41,6 +41,7 @@ struct DimNode {
   // Contains a division whose divisor is not a nonzero constant, so evaluation may fail.
   bool may_fail = false;
   bool has_size_tensor = false;
+  bool has_shape_value = false;
   // Set on the node select() returns, so that it prints as written. Not part of the structure:
   // identity, hashing, evaluation and lowering see only the arithmetic.
   std::shared_ptr<const SelectCall> written_as;
@@ -64,6 +65,7 @@ std::size_t hash_of(const Dim& dim);
 std::uint64_t size_of(const Dim& dim);
 bool may_fail(const Dim& dim);
 bool has_size_tensor(const Dim& dim);
+bool has_shape_value(const Dim& dim);
 bool is_constant(const Dim& dim, std::int64_t value);
 // The operation node `op(lhs, rhs)`, or nullptr when `dim` is not one.
 const DimNode* operation(const Dim& dim, DimOp op);
@@ -97,6 +99,5 @@ inline constexpr int kDimOpCount = 9;  // the DimOp values, 0 to 8
 
 // Structural identity of two expressions (not value equality).
 bool identical(const Dim& a, const Dim& b) noexcept;
-
 
 }  // namespace autoplugin

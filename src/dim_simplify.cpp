@@ -174,7 +174,13 @@ Bool operator&&(const Bool& a, const Bool& b) {
   if (identical(a.as_dim(), b.as_dim())) return a;
   return Bool(a.as_dim() * b.as_dim());
 }
-Bool operator||(const Bool& a, const Bool& b) { return Bool(max(a.as_dim(), b.as_dim())); }
+Bool operator||(const Bool& a, const Bool& b) {
+  // Either side known true makes the whole true (the other side is kept when it may fail).
+  if (is_constant(a.as_dim(), 1) && !may_fail(b.as_dim())) return a;
+  if (is_constant(b.as_dim(), 1) && !may_fail(a.as_dim())) return b;
+  if (identical(a.as_dim(), b.as_dim())) return a;
+  return Bool(max(a.as_dim(), b.as_dim()));
+}
 
 Dim select(const Bool& condition, const Dim& if_true, const Dim& if_false) {
   const Dim& c = condition.as_dim();

@@ -312,6 +312,14 @@ TEST_F(DimTest, ProductsAndQuotientsSimplify) {
   EXPECT_EQ(ap::to_string(ap::min(ap::min(x[0], 2), 5)), "min(x[0], 2)");
 }
 
+TEST_F(DimTest, OrWithAKnownTrueSideIsTrue) {
+  EXPECT_EQ((Dim(1) == 1 || x[0] == 3).as_dim().constant(), 1);
+  EXPECT_EQ((x[0] == 3 || Dim(2) > 1).as_dim().constant(), 1);
+  EXPECT_EQ(ap::to_string((x[0] == 3 || x[0] == 3).as_dim()), "x[0] == 3");
+  // A side that may divide by zero is kept: TensorRT would fail on it.
+  EXPECT_FALSE((Dim(1) == 1 || ap::floor_div(4, x[1]) == 2).as_dim().is_constant());
+}
+
 TEST_F(DimTest, SelectFoldsAndLowersOntoArithmetic) {
   EXPECT_EQ(node_of(ap::select(Bool(true), x[0], x[1])), node_of(x[0]));
   EXPECT_EQ(node_of(ap::select(Bool(false), x[0], x[1])), node_of(x[1]));
@@ -535,6 +543,35 @@ TEST_F(DimTest, SymbolicRequireNeedsAScope) {
   const Values bad{{{3, 5, 0, 0}, {6, 0}}, {}, {}};
   EXPECT_EQ(shape_error([&] { ap::check_requirements(scope.requirements(), bad.bindings()); }),
             "y[0] must be below x[1] (failed requirement: y[0] < x[1])");
+}
+
+TEST_F(DimTest, RequirementsOnShapeValuesFoldIntoTheExtents) {
+  const Dim repeats = Dim::shape_value(0, 0, "repeats[0]");
+  ap::ShapeScope scope;
+  ap::require(repeats >= 0, "repeats are non-negative");
+  ap::require(x[1] >= 2, "on input extents only: left to the backend");
+  const Dim count = ap::size_tensor(x[0], x[0]);
+  std::vector<Shape> shapes{Shape{x[0] * repeats, x[1]}, Shape{count}};
+  const std::vector<ap::Requirement> folded =
+      ap::fold_shape_value_requirements(shapes, scope.requirements());
+  ASSERT_EQ(folded.size(), 1u);
+  EXPECT_EQ(folded[0].message, "repeats are non-negative");
+
+  const Values holds{{{3, 5, 0, 0}}, {{2}}, {4}};
+  EXPECT_EQ(ap::evaluate(shapes[0], holds.bindings()), (std::vector<std::int64_t>{6, 5}));
+  const Values fails{{{3, 5, 0, 0}}, {{-2}}, {4}};
+  EXPECT_EQ(ap::evaluate(shapes[0], fails.bindings()), (std::vector<std::int64_t>{-1, -1}))
+      << "every extent, also one that does not use the value, so the engine refuses them all";
+  EXPECT_EQ(ap::evaluate(shapes[1], fails.bindings()), (std::vector<std::int64_t>{4}))
+      << "a size tensor's extent is left as TensorRT requires it";
+}
+
+TEST_F(DimTest, WithoutRequirementsOnShapeValuesNothingFolds) {
+  ap::ShapeScope scope;
+  ap::require(x[1] >= 2, "on input extents only");
+  std::vector<Shape> shapes{Shape{x[0], x[1]}};
+  EXPECT_TRUE(ap::fold_shape_value_requirements(shapes, scope.requirements()).empty());
+  EXPECT_EQ(ap::to_string(shapes[0]), "[x[0], x[1]]");
 }
 
 TEST_F(DimTest, ScopesNestAndAreThreadLocal) {

@@ -52,6 +52,7 @@ cudaError_t broadcast_to(ap::In<T> x, ap::Out<T> y, cudaStream_t stream) {
 
 ap::Shape broadcast_to_shape(ap::Shape x, ap::Shape size) {
   ap::require(x.rank() <= size.rank(), "size has at least as many dimensions as x");
+  for (const ap::Dim& extent : size) ap::require(extent >= 0, "sizes are non-negative");
   const std::size_t offset = size.rank() - x.rank();
   for (std::size_t i = 0; i < x.rank(); ++i) {
     ap::require(x[i] == 1 || x[i] == size[offset + i],

@@ -36,4 +36,12 @@ std::vector<std::int64_t> evaluate(const Shape& shape, const DimBindings& bindin
 // Throws ShapeError with the requirement's message when one evaluates to false.
 void check_requirements(std::span<const Requirement> requirements, const DimBindings& bindings);
 
+// Requirements on shape-input values, which TensorRT shows a plugin only as symbols (in
+// getOutputShapes) and never at run time: folded into `shapes`, so that every extent not given by
+// a size tensor becomes -1 when one of them fails, and the engine refuses those values when it
+// infers shapes, before any kernel runs. Returns the requirements folded; the others, on input
+// extents alone, are left to the backend, which checks them with concrete extents.
+std::vector<Requirement> fold_shape_value_requirements(std::span<Shape> shapes,
+                                                       std::span<const Requirement> requirements);
+
 }  // namespace autoplugin

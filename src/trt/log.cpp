@@ -24,7 +24,7 @@ void log(Severity severity, std::string_view message) noexcept {
     if (nvinfer1::ILoggerFinder* finder = g_logger_finder.load()) logger = finder->findLogger();
     if (logger != nullptr) {
       logger->log(severity, text.c_str());
-    } else {
+    } else if (severity <= Severity::kWARNING) {  // without a logger, only what needs attention
       std::fprintf(stderr, "%s\n", text.c_str());
     }
   } catch (...) {

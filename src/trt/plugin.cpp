@@ -1,4 +1,5 @@
 // The generic IPluginV3 plugin, instantiated per op: each method maps onto the core's Op.
+#include <autoplugin/backend.h>
 #include <autoplugin/error.h>
 #include <autoplugin/trt/detail/convert.h>
 #include <autoplugin/trt/plugin.h>
@@ -6,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -177,7 +179,10 @@ class Plugin final : public nvinfer1::IPluginV3,
           shape_inputs, nb_shape_inputs, [&](int k) { return op_->shape_input(k).name; },
           [](int k, int i, std::string label) { return Dim::shape_value(k, i, label); });
       ShapeScope scope;
-      const std::vector<Shape> shapes = op_->output_shapes(in, shape_in, attributes_, scope);
+      std::vector<Shape> shapes = op_->output_shapes(in, shape_in, attributes_, scope);
+      const std::vector<Requirement> folded =
+          fold_shape_value_requirements(shapes, scope.requirements());
+      if (!folded.empty()) log_folded_requirements(folded);
       BuilderSink sink(builder, inputs, shape_inputs, op_->num_returns());
       Lowering lowering(sink);
       for (int j = 0; j < op_->num_returns(); ++j) {
@@ -224,6 +229,7 @@ class Plugin final : public nvinfer1::IPluginV3,
     return guarded(*op_, instance_, "configurePlugin", kFailure, [&] {
       expect_count("inputs", nb_inputs, op_->num_inputs());
       expect_count("outputs", nb_outputs, op_->num_outputs());
+      check_profile_requirements(in);
       configured_dtypes_.clear();
       for (int k = 0; k < nb_inputs; ++k) {
         configured_dtypes_.push_back(dtype_of_tensor(in[k].desc.type, op_->input(k).name));
@@ -319,6 +325,7 @@ class Plugin final : public nvinfer1::IPluginV3,
       }
       for (int j = 0; j < nb_outputs; ++j) {
         TensorRef ref = tensor_ref(out[j], op_->output_name(j));
+        refuse_negative_extents(ref, j);
         if (j < op_->num_returns()) {
           dtypes.push_back(ref.dtype);
           outputs_.push_back(ref);
@@ -389,6 +396,79 @@ class Plugin final : public nvinfer1::IPluginV3,
 
  private:
   Plugin(const Plugin&) = default;
+
+  void log_folded_requirements(const std::vector<Requirement>& folded) const {
+    std::string text;
+    for (const Requirement& r : folded) {
+      text +=
+          (text.empty() ? "" : "; ") + to_string(r.condition.as_dim()) + " (\"" + r.message + "\")";
+    }
+    log(nvinfer1::ILogger::Severity::kVERBOSE,
+        "op '" + op_->qualified_name() + "' (layer '" + instance_ +
+            "'): requirements on shape-input values, enforced by making every output extent -1 "
+            "when one fails: " +
+            text);
+  }
+
+  // A profile whose smallest or largest shapes break a requirement on input extents would give an
+  // engine that accepts shapes the op refuses: the build fails here instead. Requirements on
+  // shape-input values are left to getOutputShapes (their values are not known here), and so are
+  // ops with SymInt[] arguments, whose lengths are not known here either.
+  void check_profile_requirements(const nvinfer1::DynamicPluginTensorDesc* in) const {
+    for (int k = 0; k < op_->num_shape_inputs(); ++k) {
+      if (op_->shape_input(k).type.is_list) return;
+    }
+    const auto check_at = [&](const char* point, auto&& dims_of) {
+      std::vector<Shape> shapes;
+      std::string text;
+      for (int k = 0; k < op_->num_inputs(); ++k) {
+        const nvinfer1::Dims& dims = dims_of(in[k]);
+        if (dims.nbDims < 0 || dims.nbDims > kMaxRank) return;
+        const std::span<const std::int64_t> extents(dims.d, std::size_t(dims.nbDims));
+        if (std::any_of(extents.begin(), extents.end(), [](std::int64_t e) { return e < 0; })) {
+          return;  // not a profile: nothing to check
+        }
+        shapes.push_back(Shape::concrete(extents));
+        text += (text.empty() ? "" : ", ") + op_->input(k).name + " " + to_string(shapes.back());
+      }
+      try {
+        ShapeScope scope;
+        op_->output_shapes(shapes, shape_inputs_unknown(), attributes_, scope);
+      } catch (const ShapeError& e) {
+        std::string what = e.what();
+        const std::string prefix = "op '" + op_->qualified_name() + "': ";
+        if (what.starts_with(prefix)) what.erase(0, prefix.size());
+        throw Error(std::string("the profile's ") + point + " shapes (" + text +
+                    ") break a requirement of the op, so the engine would accept shapes the op "
+                    "refuses: " +
+                    what);
+      }
+    };
+    check_at("min", [](const nvinfer1::DynamicPluginTensorDesc& d) -> const nvinfer1::Dims& {
+      return d.min;
+    });
+    check_at("max", [](const nvinfer1::DynamicPluginTensorDesc& d) -> const nvinfer1::Dims& {
+      return d.max;
+    });
+  }
+
+  // getOutputShapes makes every extent -1 when a requirement on shape-input values fails;
+  // TensorRT refuses such shapes itself, and this is the plugin's own guard before any launch.
+  // (A data-dependent extent is -1 here too: ops with size tensors are left to TensorRT.)
+  void refuse_negative_extents(const TensorRef& ref, int output) const {
+    if (op_->num_shape_inputs() == 0 || op_->num_size_tensors() > 0) return;
+    for (int i = 0; i < ref.rank; ++i) {
+      if (ref.extents[std::size_t(i)] >= 0) continue;
+      std::string names;
+      for (int k = 0; k < op_->num_shape_inputs(); ++k) {
+        names += (names.empty() ? "'" : ", '") + op_->shape_input(k).name + "'";
+      }
+      throw Error("output '" + op_->output_name(output) + "' has extent " +
+                  std::to_string(ref.extents[std::size_t(i)]) + " on axis " + std::to_string(i) +
+                  ": a requirement on the values of " + names +
+                  " failed (autoplugin describe lists them)");
+    }
+  }
 
   // Shape inputs' values (and a SymInt[]'s length) are only visible to getOutputShapes; a
   // workspace function that uses them fails with a message saying so.

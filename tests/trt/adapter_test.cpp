@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
 #include <memory>
 
 #include "capabilities.h"
@@ -81,6 +82,17 @@ ap::Shape expand_shape(ap::Shape x, ap::Shape size) {
   return size;
 }
 AUTOPLUGIN_OP("adapter_test::expand(Tensor x, SymInt[] size) -> Tensor", expand_shape,
+              expand_launcher);
+
+ap::Shape repeat_shape(ap::Shape x, ap::Shape repeats) {
+  ap::require(x.rank() == repeats.rank(), "one repeat count per dimension");
+  for (std::size_t i = 0; i < x.rank(); ++i) {
+    ap::require(repeats[i] >= 0, "repeat counts are non-negative");
+    x[i] *= repeats[i];
+  }
+  return x;
+}
+AUTOPLUGIN_OP("adapter_test::repeat(Tensor x, SymInt[] repeats) -> Tensor", repeat_shape,
               expand_launcher);
 
 // Each tactic leaves its mark, so a test can tell which one ran.
@@ -220,7 +232,7 @@ class Adapter : public ::testing::Test {
 
 TEST_F(Adapter, LibraryListsOneCreatorPerOp) {
   const auto creators = trt::creators();
-  EXPECT_EQ(creators.size(), 5u);
+  EXPECT_EQ(creators.size(), 6u);
   for (auto* c : creators) {
     EXPECT_STREQ(c->getInterfaceInfo().kind, "PLUGIN CREATOR_V3ONE");
   }
@@ -360,6 +372,64 @@ TEST_F(Adapter, UserExceptionsNeverEscape) {
   EXPECT_EQ(build_v2_of(*plugin)->getOutputShapes(&in, 2, nullptr, 0, &out, 1, exprs.builder()),
             -1);
   EXPECT_THAT(finder.logger.all(), HasSubstr("expected 1 inputs, TensorRT passed 2"));
+}
+
+TEST_F(Adapter, FailedRequirementsOnShapeInputValuesMakeEveryExtentNegative) {
+  PluginPtr plugin = create("adapter_test::repeat", nullptr);
+  trt::RecordingExprBuilder exprs;
+  const std::vector<std::int64_t> x{-1, 6};
+  const std::vector<std::int64_t> repeats{-1, -1};
+  nvinfer1::DimsExprs in = exprs.dims("x", x);
+  nvinfer1::DimsExprs shape_in = exprs.dims("repeats", repeats);
+  nvinfer1::DimsExprs out{};
+  ASSERT_EQ(build_v2_of(*plugin)->getOutputShapes(&in, 1, &shape_in, 1, &out, 1, exprs.builder()),
+            0)
+      << finder.logger.all();
+  const auto extents = [&](std::int64_t r0, std::int64_t r1) {
+    const std::map<std::string, std::int64_t> values{
+        {"x[0]", 2}, {"repeats[0]", r0}, {"repeats[1]", r1}};
+    return std::vector<std::int64_t>{exprs.evaluate(out.d[0], values),
+                                     exprs.evaluate(out.d[1], values)};
+  };
+  EXPECT_EQ(extents(3, 2), (std::vector<std::int64_t>{6, 12}));
+  EXPECT_EQ(extents(-2, 2), (std::vector<std::int64_t>{-1, -1}));
+  EXPECT_EQ(extents(3, -1), (std::vector<std::int64_t>{-1, -1}));
+  EXPECT_THAT(finder.logger.all(),
+              HasSubstr("requirements on shape-input values, enforced by making every output "
+                        "extent -1 when one fails: repeats[0] >= 0 (\"repeat counts are "
+                        "non-negative\")"));
+
+  // The plugin's own guard, should an engine run with such an extent.
+  auto* runtime = runtime_of(*plugin);
+  const auto in_desc = linear_desc(DataType::kFLOAT, {2, 6});
+  const auto out_desc = linear_desc(DataType::kFLOAT, {-1, -1});
+  EXPECT_EQ(runtime->onShapeChange(&in_desc, 1, &out_desc, 1), -1);
+  EXPECT_THAT(finder.logger.all(),
+              HasSubstr("onShapeChange: output 'out' has extent -1 on axis 0: a requirement on "
+                        "the values of 'repeats' failed"));
+}
+
+TEST_F(Adapter, AProfileWhoseExtremeShapesBreakARequirementFailsToConfigure) {
+  auto fields = onnx_pad_fields();  // padding [1, 1, 2, 2]: x[0] must be at least 2
+  PluginPtr plugin = create("adapter_test::pad", &fields.collection);
+  auto* build = build_v2_of(*plugin);
+  const auto profile = [](std::initializer_list<std::int64_t> min,
+                          std::initializer_list<std::int64_t> max) {
+    nvinfer1::DynamicPluginTensorDesc d{};
+    d.desc = linear_desc(DataType::kFLOAT, {-1, 4});
+    d.min = trt::dims_of(std::vector<std::int64_t>(min));
+    d.opt = d.max = trt::dims_of(std::vector<std::int64_t>(max));
+    return d;
+  };
+  nvinfer1::DynamicPluginTensorDesc out = dynamic(DataType::kFLOAT, {-1, 6});
+  const auto good = profile({2, 4}, {16, 4});
+  EXPECT_EQ(build->configurePlugin(&good, 1, &out, 1), 0) << finder.logger.all();
+  const auto too_small = profile({1, 4}, {16, 4});
+  EXPECT_EQ(build->configurePlugin(&too_small, 1, &out, 1), -1);
+  EXPECT_THAT(finder.logger.all(),
+              HasSubstr("configurePlugin: the profile's min shapes (x [1, 4]) break a requirement "
+                        "of the op, so the engine would accept shapes the op refuses: shape "
+                        "function: padding wraps at most once"));
 }
 
 TEST_F(Adapter, FormatCombinationsFollowTheDtypeTable) {

@@ -1,9 +1,11 @@
 #include "case_run.h"
 
+#include <autoplugin/dtype.h>
 #include <autoplugin/error.h>
 #include <autoplugin/trt/detail/convert.h>
 #include <autoplugin/trt/plugin.h>
 
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <set>
@@ -215,6 +217,7 @@ bool CaseRun::output_types_and_shapes() {
     }
     report_.info("output shapes", program.str() + "\n(" + std::to_string(exprs_.operation_calls()) +
                                       " IExprBuilder operations)");
+    if (std::string problem = extent_problem(); !problem.empty()) return problem;
     for (std::size_t j = 0; j < case_.expect_shapes.size() && j < predicted_.size(); ++j) {
       if (case_.expect_shapes[j] != predicted_[j]) {
         return "output " + std::to_string(j) + " is predicted as " + shape_text(predicted_[j]) +
@@ -223,6 +226,43 @@ bool CaseRun::output_types_and_shapes() {
     }
     return "";
   });
+}
+
+// At the case's min, opt and max shapes: a negative extent (TensorRT refuses it when it infers
+// shapes; an autoplugin op gives -1 when a requirement on its shape-input values fails), or an
+// output whose size in bytes does not fit in int64.
+std::string CaseRun::extent_problem() const {
+  for (Point point : {Point::Min, Point::Opt, Point::Max}) {
+    const auto values = bindings(point);
+    for (int j = 0; j < nb_outputs_; ++j) {
+      const auto& e = output_exprs_[std::size_t(j)];
+      const auto dtype = trt::from_trt(output_types_[std::size_t(j)]);
+      std::int64_t bytes = dtype ? static_cast<std::int64_t>(dtype_size(*dtype)) : 1;
+      std::vector<std::int64_t> known;
+      for (int i = 0; i < e.nbDims; ++i) {
+        std::int64_t extent = 0;
+        try {
+          extent = exprs_.evaluate(e.d[i], values);
+        } catch (const std::out_of_range&) {
+          continue;  // data-dependent
+        }
+        known.push_back(extent);
+        const std::string where = "output " + std::to_string(j) + " at the " + point_name(point) +
+                                  " shapes: extent " + std::to_string(i) + " (" +
+                                  exprs_.to_string(e.d[i]) + ") is " + std::to_string(extent);
+        if (extent < 0) {
+          return where +
+                 ": negative. TensorRT refuses negative extents when it infers shapes (an "
+                 "autoplugin op gives -1 where a requirement on its shape-input values fails)";
+        }
+        if (extent > 0 && bytes > INT64_MAX / extent) {
+          return where + ": the output's size in bytes overflows int64";
+        }
+        bytes *= extent;
+      }
+    }
+  }
+  return "";
 }
 
 nvinfer1::PluginTensorDesc CaseRun::input_desc(std::size_t k, Point point) const {

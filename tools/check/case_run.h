@@ -79,6 +79,8 @@ class CaseRun {
   };
   ProfileDescs profile_descs(std::optional<Point> fixed) const;
   bool dynamic_profile() const;
+  // A FAIL text for a negative extent or an output too large for int64 bytes; "" when none.
+  std::string extent_problem() const;
   // A FAIL text for an absurd workspace, one that shrinks as shapes grow or one smaller than a
   // profile fixed at one of its points asks for; "" when none.
   std::string workspace_problem(std::size_t bytes, const std::map<Point, std::size_t>& fixed) const;
