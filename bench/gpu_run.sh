@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # On a GPU machine (CUDA, PyTorch, Triton; TensorRT headers in .deps/tensorrt/v11.1 or
 # $TensorRT_ROOT), from the repository root: builds the example plugins and the benchmark, checks
-# every example against PyTorch (scripts/check-examples), runs compute-sanitizer memcheck on the
-# examples' cases, then the benchmarks (bench/run_benchmarks.py). Everything goes to $OUT
-# (default ./gpu-out); the summary table is printed at the end. About 6 minutes on an H200.
-#   bench/gpu_run.sh [build|check|memcheck|bench|all]...
+# every example against PyTorch (scripts/check-examples), runs compute-sanitizer on the examples'
+# cases (scripts/sanitize-examples; memcheck, or the tools SANITIZE_TOOLS lists, e.g. "all"),
+# then the benchmarks (bench/run_benchmarks.py). Everything goes to $OUT (default ./gpu-out); the
+# summary table is printed at the end. About 6 minutes on an H200.
+#   bench/gpu_run.sh [build|check|sanitize|bench|all]...
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-out}
@@ -33,8 +34,8 @@ if want build || want all; then
   echo "build: $(elapsed), $(grep -c "warning:" "$out/build.log") compiler warnings"
 fi
 
-# Correctness of every example against PyTorch on the GPU, in the background while memcheck
-# runs (neither is timed; the benchmarks below run alone).
+# Correctness of every example against PyTorch on the GPU, in the background while the
+# sanitizers run (neither is timed; the benchmarks below run alone).
 check_pid=
 if want check; then
   AUTOPLUGIN_BUILD_DIR=$build timeout 240 "$root/scripts/check-examples" \
@@ -42,22 +43,15 @@ if want check; then
   check_pid=$!
 fi
 
-# Out-of-bounds and misaligned accesses of the changed kernels, on their own cases (no reference:
-# check-examples compares the outputs).
-if want memcheck; then
-  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  library=$build/examples/libautoplugin_examples_plugins.so
-  for op in circular_pad circular_pad_triton gelu_tanh nonzero embedding_bag row_max row_sum; do
-    log=$out/memcheck-$op.log
-    timeout "${MEMCHECK_TIMEOUT:-60}" "$sanitizer" --tool memcheck --error-exitcode 99 \
-      "$build/tools/autoplugin" check "$library" --case "$root/examples/$op/cases.json" \
-      > "$log" 2>&1
-    code=$?
-    [ $code -ne 0 ] && status=1
-    echo "memcheck $op: exit $code, $(grep -E "ERROR SUMMARY" "$log" | tail -1)," \
-      "$(grep -E "passed, .* failed" "$log" | tail -1)"
-  done
-  echo "memcheck: $(elapsed)"
+# compute-sanitizer on every case of every example (no reference: check-examples compares the
+# outputs). The tools' controls are built with the tests (scripts/sanitize-examples says so).
+if want sanitize; then
+  tools=()
+  for tool in ${SANITIZE_TOOLS:-memcheck}; do tools+=(--tool "$tool"); done
+  AUTOPLUGIN_BUILD_DIR=$build OUT=$out "$root/scripts/sanitize-examples" "${tools[@]}" \
+    --timeout "${SANITIZE_TIMEOUT:-120}" > "$out/sanitize.log" 2>&1 || status=1
+  cat "$out/sanitize/sanitize-summary.txt"
+  echo "sanitize: $(elapsed)"
 fi
 
 if [ -n "$check_pid" ]; then

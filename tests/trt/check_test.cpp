@@ -12,6 +12,7 @@
 #include "check/isolation.h"
 #include "check/library.h"
 #include "check/report.h"
+#include "check/resource_context.h"
 
 namespace autoplugin::check {
 namespace {
@@ -68,6 +69,33 @@ TEST(CheckDevice, FindsTheFirstChangedGuardByte) {
   EXPECT_FALSE(first_changed(guard).has_value());
   guard[17] = std::byte{0};
   EXPECT_EQ(first_changed(guard), 17u);
+}
+
+TEST(CheckResourceContext, RecorderKeepsReportsUntilTaken) {
+  CheckResourceContext context;
+  nvinfer1::IErrorRecorder* recorder = context.getErrorRecorder();
+  ASSERT_NE(recorder, nullptr);
+  EXPECT_FALSE(recorder->reportError(nvinfer1::ErrorCode::kFAILED_EXECUTION, "launch failed"));
+  EXPECT_EQ(recorder->getNbErrors(), 1);
+  EXPECT_EQ(recorder->getErrorCode(0), nvinfer1::ErrorCode::kFAILED_EXECUTION);
+  EXPECT_STREQ(recorder->getErrorDesc(0), "launch failed");
+  EXPECT_EQ(context.take_reported_errors(),
+            "the plugin reported through the error recorder: kFAILED_EXECUTION (7): launch failed");
+  EXPECT_EQ(recorder->getNbErrors(), 0);
+  EXPECT_EQ(context.take_reported_errors(), "");
+  EXPECT_EQ(error_code_text(static_cast<nvinfer1::ErrorCode>(42)), "error code (42)");
+}
+
+TEST(CheckResourceContext, AllocatorRefusesWhatItDidNotHandOut) {
+  CheckResourceContext context;
+  nvinfer1::IGpuAllocator* allocator = context.getGpuAllocator();
+  ASSERT_NE(allocator, nullptr);
+  int not_from_the_allocator = 0;
+  EXPECT_FALSE(allocator->deallocateAsync(&not_from_the_allocator, nullptr));
+  EXPECT_EQ(allocator->allocateAsync(64, 3, 0, nullptr), nullptr);  // not a power of 2
+  EXPECT_EQ(context.allocator().problems(),
+            "GPU allocator: deallocate of an address the allocator did not hand out (or freed "
+            "already)\nGPU allocator: allocate asked for an alignment of 3, not a power of 2");
 }
 
 TEST(CheckLog, ShowsTextAfterAnEmbeddedNul) {

@@ -11,6 +11,10 @@
 #include <thread>
 #include <vector>
 
+#ifdef PLANTED_KERNELS
+#include "planted_kernels.h"
+#endif
+
 namespace {
 
 using namespace nvinfer1;
@@ -31,6 +35,13 @@ enum class Bug {
   DeviceQuery,
   StringByLength,
   WritesPastOutput,
+  ReportsError,
+  LeaksAllocation,
+  SharesScratch,
+  OutOfBoundsRead,
+  SharedMemoryRace,
+  DivergentBarrier,
+  UninitializedRead,
 };
 
 int64_t volume(const Dims& dims) {
@@ -72,8 +83,15 @@ class Plugin final : public IPluginV3,
     }
     return nullptr;
   }
+  ~Plugin() override {
+    if (allocator_ != nullptr && scratch_ != nullptr)
+      allocator_->deallocateAsync(scratch_, nullptr);
+  }
+
   IPluginV3* clone() noexcept override {
     auto* copy = new Plugin(*this);
+    copy->scratch_ = nullptr;  // each attached plugin allocates its own
+    copy->allocator_ = nullptr;
     if (bug_ != Bug::DanglingFields) copy->collection_ = {1, copy->fields_.data()};
     if (bug_ != Bug::DanglingFields) copy->fields_[0].data = &copy->alpha_;
     return copy;
@@ -151,12 +169,19 @@ class Plugin final : public IPluginV3,
 
   int32_t onShapeChange(const PluginTensorDesc*, int32_t, const PluginTensorDesc*,
                         int32_t) noexcept override {
+    if (bug_ == Bug::ReportsError && recorder_ != nullptr) {
+      // The planted bug: an error reported to TensorRT while the call claims success.
+      recorder_->reportError(ErrorCode::kINVALID_ARGUMENT, "planted: rows must be a multiple of 8");
+    }
     return 0;
   }
   // Writes as a kernel would: the whole output, and one float of scratch per input element.
-  int32_t enqueue(const PluginTensorDesc* in, const PluginTensorDesc* out, const void* const*,
-                  void* const* outputs, void* workspace, cudaStream_t stream) noexcept override {
+  int32_t enqueue(const PluginTensorDesc* in, const PluginTensorDesc* out,
+                  const void* const* inputs, void* const* outputs, void* workspace,
+                  cudaStream_t stream) noexcept override {
     if (bug_ == Bug::SizeTensorIndex) return 0;
+    if (bug_ == Bug::SharesScratch) return copy_through_shared_scratch(in, inputs, outputs, stream);
+    if (bug_ >= Bug::OutOfBoundsRead) return launch_kernel(in, inputs, outputs, workspace, stream);
     int64_t elements = volume(out[0].dims);
     if (bug_ == Bug::WritesPastOutput && in[0].dims.nbDims > 0 && in[0].dims.d[0] == max_rows_) {
       ++elements;  // the planted bug: one element too many, at the max shape only
@@ -170,10 +195,63 @@ class Plugin final : public IPluginV3,
     }
     return 0;
   }
-  IPluginV3* attachToContext(IPluginResourceContext*) noexcept override { return clone(); }
+  IPluginV3* attachToContext(IPluginResourceContext* context) noexcept override {
+    auto* attached = static_cast<Plugin*>(clone());
+    if (attached == nullptr || context == nullptr) return attached;
+    attached->recorder_ = context->getErrorRecorder();
+    // Scratch for the execution context from TensorRT's allocator (none where there is no GPU).
+    if (IGpuAllocator* allocator = context->getGpuAllocator()) {
+      attached->scratch_ = allocator->allocateAsync(1024, 256, 0, nullptr);
+      // The planted bug: the scratch is never given back.
+      if (bug_ != Bug::LeaksAllocation) attached->allocator_ = allocator;
+    }
+    return attached;
+  }
   const PluginFieldCollection* getFieldsToSerialize() noexcept override { return &collection_; }
 
  private:
+  // The planted bug: the output is the input, copied through one buffer that every plugin of the
+  // process shares, so that execution contexts running at once overwrite each other's data.
+  static int32_t copy_through_shared_scratch(const PluginTensorDesc* in, const void* const* inputs,
+                                             void* const* outputs, cudaStream_t stream) {
+    constexpr size_t kSharedBytes = size_t(1) << 20;
+    static void* const shared = [] {
+      void* memory = nullptr;
+      return cudaMalloc(&memory, kSharedBytes) == cudaSuccess ? memory : nullptr;
+    }();
+    const auto bytes = static_cast<size_t>(volume(in[0].dims)) * sizeof(float);
+    if (shared == nullptr || bytes > kSharedBytes) {
+      log_error("planted: no shared scratch");
+      return 1;
+    }
+    if (cudaMemcpyAsync(shared, inputs[0], bytes, cudaMemcpyDeviceToDevice, stream) !=
+            cudaSuccess ||
+        cudaMemcpyAsync(outputs[0], shared, bytes, cudaMemcpyDeviceToDevice, stream) !=
+            cudaSuccess) {
+      log_error("planted: cudaMemcpyAsync failed");
+      return 1;
+    }
+    return 0;
+  }
+
+  // The kernels whose bugs only compute-sanitizer sees.
+  int32_t launch_kernel(const PluginTensorDesc* in, const void* const* inputs, void* const* outputs,
+                        void* workspace, cudaStream_t stream) const {
+#ifdef PLANTED_KERNELS
+    const auto kernel = static_cast<PlantedKernel>(int(bug_) - int(Bug::OutOfBoundsRead));
+    if (launch_planted_kernel(kernel, static_cast<const float*>(inputs[0]),
+                              static_cast<float*>(outputs[0]), static_cast<float*>(workspace),
+                              volume(in[0].dims), stream) == cudaSuccess) {
+      return 0;
+    }
+    log_error("planted: the kernel launch failed");
+#else
+    (void)in, (void)inputs, (void)outputs, (void)workspace, (void)stream;
+    log_error("planted: built without kernels");
+#endif
+    return 1;
+  }
+
   Plugin(const Plugin&) = default;
   Bug bug_;
   std::string name_;
@@ -181,6 +259,10 @@ class Plugin final : public IPluginV3,
   int64_t max_rows_ = 0;  // of the profile last configured
   std::vector<PluginField> fields_;
   PluginFieldCollection collection_{};
+  // Given by attachToContext.
+  IErrorRecorder* recorder_ = nullptr;
+  IGpuAllocator* allocator_ = nullptr;  // to free scratch_ with
+  void* scratch_ = nullptr;
 };
 
 class Creator final : public IPluginCreatorV3One {
@@ -252,21 +334,41 @@ Creator g_peeking_5d_formats(Bug::Peeking5dFormats, "peeking_5d_formats");
 Creator g_device_query(Bug::DeviceQuery, "device_query");
 Creator g_string_by_length(Bug::StringByLength, "string_by_length");
 Creator g_writes_past_output(Bug::WritesPastOutput, "writes_past_output");
-IPluginCreatorInterface* g_creators[] = {&g_correct,
-                                         &g_dangling,
-                                         &g_peeking,
-                                         &g_wrong_shape,
-                                         &g_size_tensor_index,
-                                         &g_aborts_in_shapes,
-                                         &g_hangs_in_configure,
-                                         &g_exits_in_workspace,
-                                         &g_workspace_from_dims,
-                                         &g_workspace_for_opt,
-                                         &g_workspace_shrinks,
-                                         &g_peeking_5d_formats,
-                                         &g_device_query,
-                                         &g_string_by_length,
-                                         &g_writes_past_output};
+Creator g_reports_error(Bug::ReportsError, "reports_error");
+Creator g_leaks_allocation(Bug::LeaksAllocation, "leaks_allocation");
+Creator g_shares_scratch(Bug::SharesScratch, "shares_scratch");
+#ifdef PLANTED_KERNELS
+Creator g_out_of_bounds_read(Bug::OutOfBoundsRead, "out_of_bounds_read");
+Creator g_shared_memory_race(Bug::SharedMemoryRace, "shared_memory_race");
+Creator g_divergent_barrier(Bug::DivergentBarrier, "divergent_barrier");
+Creator g_uninitialized_read(Bug::UninitializedRead, "uninitialized_read");
+#endif
+IPluginCreatorInterface* g_creators[] = {
+    &g_correct,
+    &g_dangling,
+    &g_peeking,
+    &g_wrong_shape,
+    &g_size_tensor_index,
+    &g_aborts_in_shapes,
+    &g_hangs_in_configure,
+    &g_exits_in_workspace,
+    &g_workspace_from_dims,
+    &g_workspace_for_opt,
+    &g_workspace_shrinks,
+    &g_peeking_5d_formats,
+    &g_device_query,
+    &g_string_by_length,
+    &g_writes_past_output,
+    &g_reports_error,
+    &g_leaks_allocation,
+    &g_shares_scratch,
+#ifdef PLANTED_KERNELS
+    &g_out_of_bounds_read,
+    &g_shared_memory_race,
+    &g_divergent_barrier,
+    &g_uninitialized_read,
+#endif
+};
 
 }  // namespace
 

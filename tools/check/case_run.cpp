@@ -42,6 +42,10 @@ bool CaseRun::step(const std::string& name, const std::function<std::string()>& 
   bool passed = false;
   try {
     std::string problem = body();
+    if (resource_context_ != nullptr) {
+      const std::string reported = resource_context_->take_reported_errors();
+      if (!reported.empty()) problem += (problem.empty() ? "" : "\n") + reported;
+    }
     if (!problem.empty()) {
       fail(at, name, problem);
     } else {

@@ -18,6 +18,7 @@
 #include "isolation.h"
 #include "library.h"
 #include "report.h"
+#include "resource_context.h"
 #include "tensors.h"
 
 namespace autoplugin::check {
@@ -34,12 +35,30 @@ struct Options {
   std::chrono::seconds timeout{300};  // per case
   bool json = false;
   std::uint64_t seed = 1;
+  // The concurrency run after the cases (--threads): 0 threads for none.
+  int threads = 0;
+  int contexts = 1;  // execution contexts per thread
+  std::chrono::seconds concurrency_duration{10};
 };
 
 struct PluginDeleter {
   void operator()(nvinfer1::IPluginV3* p) const { delete p; }
 };
 using PluginPtr = std::unique_ptr<nvinfer1::IPluginV3, PluginDeleter>;
+
+// One enqueue as the serial run made it, for the concurrency run to repeat: the runtime plugin
+// (deserialized, tactic set; execution contexts attach to it) and what it was given and returned.
+struct Launch {
+  std::vector<nvinfer1::PluginTensorDesc> in_descs, out_descs;
+  std::vector<HostTensor> inputs;
+  std::vector<std::size_t> output_bytes;  // allocated (data-dependent outputs: their upper bound)
+  std::vector<HostTensor> outputs;        // data-dependent ones cut to their actual extents
+  std::size_t workspace = 0;
+};
+struct LaunchRecipe {
+  PluginPtr plugin;
+  Launch launch;
+};
 
 class CaseRun {
  public:
@@ -54,6 +73,10 @@ class CaseRun {
         progress_(progress) {}
 
   void run();
+  // After run(): the runtime plugin and its launch at opt, when the serial run got that far
+  // (kept only when asked for before run(), since it keeps the plugin alive).
+  void keep_launch_recipe() { keep_recipe_ = true; }
+  std::optional<LaunchRecipe> take_launch_recipe() { return std::move(recipe_); }
 
  private:
   // Runs one step; a false result or an exception fails it, with what the plugin logged.
@@ -113,6 +136,12 @@ class CaseRun {
   std::size_t workspace_ = 0;
   std::vector<HostTensor> inputs_;
   std::optional<std::vector<HostTensor>> first_outputs_;
+  // While set (an attached plugin is alive), what the plugin reports through its error recorder
+  // fails the step it was reported in.
+  const CheckResourceContext* resource_context_ = nullptr;
+  bool keep_recipe_ = false;
+  std::optional<Launch> last_launch_;  // the latest successful execute(), when keep_recipe_
+  std::optional<LaunchRecipe> recipe_;
 };
 
 }  // namespace autoplugin::check

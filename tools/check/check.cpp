@@ -3,10 +3,12 @@
 
 #include <autoplugin/error.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
 #include "case_run.h"
+#include "concurrency.h"
 #include "device.h"
 #include "isolation.h"
 #include "library.h"
@@ -26,6 +28,7 @@ void check_usage(std::ostream& out) {
          "          [--shape-input V,V,...]... [--expect-shape AxB]...)\n"
          "         [--reference COMMAND | --reference-op NS::NAME] [--seed N] [--timeout SECONDS]\n"
          "         [--strings-without-nul] [--cpu] [--json]\n"
+         "         [--only-case NAME]... [--threads N [--contexts M] [--seconds S]]\n"
          "  SHAPE is like 2x3x8; a dimension may be a range MIN..MAX (opt is MAX; kernels also\n"
          "  run at the MIN shapes).\n"
          "  COMMAND gets a folder with case.json and input<k>.npy, and writes output<j>.npy.\n"
@@ -33,7 +36,13 @@ void check_usage(std::ostream& out) {
          "  String attributes go as TensorRT's ONNX parser sends them, the length counting the\n"
          "  trailing NUL; --strings-without-nul (or \"strings_count_nul\": false) leaves it out.\n"
          "  Each case runs in its own process: a plugin that crashes, exits or hangs (longer\n"
-         "  than --timeout, default 300 s per case) fails its case; the other cases still run.\n";
+         "  than --timeout, default 300 s per case) fails its case; the other cases still run.\n"
+         "  --only-case NAME runs only that case of the case file (e.g. one case per\n"
+         "  compute-sanitizer run).\n"
+         "  --threads N: after the cases, N threads, each with M execution contexts (default 1;\n"
+         "  a plugin per case attached to each, as TensorRT does, and a stream), enqueue every\n"
+         "  case at once for S seconds (default 10); every output must be bitwise equal to the\n"
+         "  serial run's. Needs a GPU (skipped without one).\n";
 }
 
 Options parse_check_args(const std::vector<std::string_view>& args) {
@@ -42,6 +51,9 @@ Options parse_check_args(const std::vector<std::string_view>& args) {
   flags_case.name = "command line";
   std::string case_file;
   bool strings_without_nul = false;
+  int contexts = 0;
+  int concurrency_seconds = 0;
+  std::vector<std::string> only_cases;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view a = args[i];
     auto value = [&]() -> std::string_view {
@@ -76,6 +88,17 @@ Options parse_check_args(const std::vector<std::string_view>& args) {
       const long seconds = std::strtol(text.c_str(), nullptr, 10);
       if (seconds <= 0) throw Error("--timeout expects a number of seconds, got '" + text + "'");
       options.timeout = std::chrono::seconds(seconds);
+    } else if (a == "--threads" || a == "--contexts" || a == "--seconds") {
+      const std::string text(value());
+      const long n = std::strtol(text.c_str(), nullptr, 10);
+      if (n <= 0 || n > 1024) {
+        throw Error(std::string(a) + " expects a number from 1 to 1024, got '" + text + "'");
+      }
+      if (a == "--threads") options.threads = int(n);
+      if (a == "--contexts") contexts = int(n);
+      if (a == "--seconds") concurrency_seconds = int(n);
+    } else if (a == "--only-case") {
+      only_cases.emplace_back(value());
     } else if (a == "--cpu") {
       options.cpu_only = true;
     } else if (a == "--json") {
@@ -87,6 +110,13 @@ Options parse_check_args(const std::vector<std::string_view>& args) {
     }
   }
   if (options.library.empty()) throw Error("no plugin library given");
+  if ((contexts != 0 || concurrency_seconds != 0) && options.threads == 0) {
+    throw Error("--contexts and --seconds go with --threads N");
+  }
+  if (contexts != 0) options.contexts = contexts;
+  if (concurrency_seconds != 0) {
+    options.concurrency_duration = std::chrono::seconds(concurrency_seconds);
+  }
   if (!options.reference.empty() && !options.reference_op.empty()) {
     throw Error("give --reference or --reference-op, not both");
   }
@@ -95,6 +125,20 @@ Options parse_check_args(const std::vector<std::string_view>& args) {
     if (options.op.empty()) options.op = file.op;
     if (options.version.empty()) options.version = file.version;
     options.cases = std::move(file.cases);
+  }
+  if (!only_cases.empty()) {
+    std::vector<std::string> names;
+    for (const CheckCase& c : options.cases) names.push_back(c.name);
+    for (const std::string& name : only_cases) {
+      if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+      std::string text = "--only-case: no case named '" + name + "' in " +
+                         (case_file.empty() ? std::string("the command line") : case_file);
+      if (const auto close = closest_name(name, names)) text += "; did you mean '" + *close + "'?";
+      throw Error(text);
+    }
+    std::erase_if(options.cases, [&](const CheckCase& c) {
+      return std::find(only_cases.begin(), only_cases.end(), c.name) == only_cases.end();
+    });
   }
   if (!flags_case.inputs.empty()) options.cases.push_back(std::move(flags_case));
   if (strings_without_nul) {
@@ -171,6 +215,35 @@ void run_case(const Options& options, const CheckCase& c, PluginLibrary& library
   if (c.expect_error) report.expect_error(*c.expect_error);
 }
 
+// After the cases: the concurrency run (--threads), in a child process of its own.
+void run_concurrency_case(const Options& options, PluginLibrary& library, CapturingLogger& logger,
+                          Report& report, const std::optional<std::string>& no_gpu) {
+  if (no_gpu) {
+    report.begin_case("concurrency");
+    report.skip("concurrency",
+                "--threads needs a GPU, and " + (options.cpu_only ? std::string("--cpu was given")
+                                                                  : "there is none: " + *no_gpu));
+    return;
+  }
+  // Every case runs again before the concurrent launches.
+  const auto timeout =
+      options.timeout * std::int64_t(options.cases.size() + 1) + options.concurrency_duration;
+  const IsolatedRun run = run_isolated(
+      [&](ProgressChannel& channel) {
+        logger.forward_to([&channel](const std::string& line) { channel.log(line); });
+        Report own;
+        run_concurrency(options, library, logger, own, channel);
+        channel.result(own.last_case_json());
+      },
+      timeout);
+  if (run.result) {
+    report.append_case(*run.result);
+  } else {
+    report.begin_case("concurrency");
+  }
+  if (!run.finished) report_ended_case(options, run, report);
+}
+
 bool asks_for_help(const std::vector<std::string_view>& args) {
   for (std::string_view a : args) {
     if (a == "--help" || a == "-h") return true;
@@ -216,6 +289,7 @@ int check_main(const std::vector<std::string_view>& args) {
       report.info("setLoggerFinder", "not exported: the library's log lines are not captured");
     }
     for (const CheckCase& c : options.cases) run_case(options, c, library, logger, report, !no_gpu);
+    if (options.threads > 0) run_concurrency_case(options, library, logger, report, no_gpu);
   } catch (const std::exception& e) {
     report.fail("load", e.what());
   }

@@ -82,9 +82,21 @@ void DeviceBuffer::download(void* host, std::size_t bytes) const {
   check(cudaMemcpy(host, data_, bytes, cudaMemcpyDeviceToHost), "copy from the GPU");
 }
 
+void DeviceBuffer::download_async(void* host, std::size_t bytes, cudaStream_t stream) const {
+  check(cudaMemcpyAsync(host, data_, bytes, cudaMemcpyDeviceToHost, stream), "copy from the GPU");
+}
+
 void DeviceBuffer::poison() { check(cudaMemset(data_, 0xA5, bytes_), "cudaMemset"); }
 
-Stream::Stream() { check(cudaStreamCreate(&stream_), "cudaStreamCreate"); }
+void DeviceBuffer::poison_async(cudaStream_t stream) {
+  check(cudaMemsetAsync(data_, 0xA5, bytes_, stream), "cudaMemsetAsync");
+}
+
+Stream::Stream(bool non_blocking) {
+  check(
+      cudaStreamCreateWithFlags(&stream_, non_blocking ? cudaStreamNonBlocking : cudaStreamDefault),
+      "cudaStreamCreate");
+}
 
 Stream::~Stream() {
   if (stream_ != nullptr) cudaStreamDestroy(stream_);

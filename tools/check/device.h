@@ -33,10 +33,14 @@ class DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   DeviceBuffer(DeviceBuffer&& other) noexcept;
   void* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return bytes_; }  // without the guard
   void upload(const void* host, std::size_t bytes);
   void download(void* host, std::size_t bytes) const;
+  // On `stream`, which the caller synchronizes before reading `host`.
+  void download_async(void* host, std::size_t bytes, cudaStream_t stream) const;
   // Fills with a byte pattern, so that unwritten output elements are noticed.
   void poison();
+  void poison_async(cudaStream_t stream);
   // Where a write past the end changed the guard, if anywhere.
   std::optional<std::size_t> guard_overwritten() const;
 
@@ -48,7 +52,9 @@ class DeviceBuffer {
 
 class Stream {
  public:
-  Stream();
+  // A non-blocking stream does not wait for work on the legacy default stream (nor it for it):
+  // streams of several threads then run at once.
+  explicit Stream(bool non_blocking = false);
   ~Stream();
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;

@@ -18,19 +18,9 @@
 #include "case_run.h"
 #include "device.h"
 #include "fields.h"
+#include "resource_context.h"
 
 namespace autoplugin::check {
-namespace {
-
-// A resource context with no allocator or error recorder: plugins that need them are told so
-// by a null pointer, as the interface allows.
-class NullResourceContext final : public nvinfer1::IPluginResourceContext {
- public:
-  nvinfer1::IGpuAllocator* getGpuAllocator() const noexcept override { return nullptr; }
-  nvinfer1::IErrorRecorder* getErrorRecorder() const noexcept override { return nullptr; }
-};
-
-}  // namespace
 
 using trt::build_of;
 using trt::core_of;
@@ -198,6 +188,10 @@ std::optional<std::vector<HostTensor>> CaseRun::execute(nvinfer1::IPluginV3& plu
         t = std::move(cut);
       }
     }
+    if (keep_recipe_) {
+      last_launch_ = Launch{in_descs, out_descs, point_inputs, {}, host, workspace_};
+      for (const DeviceBuffer& b : outputs) last_launch_->output_bytes.push_back(b.size());
+    }
     result = std::move(host);
     return "";
   });
@@ -347,7 +341,9 @@ void CaseRun::serialization() {
       })) {
     return;
   }
-  NullResourceContext context;
+  // The attached plugin's allocations and error reports go through `context`, which outlives it.
+  CheckResourceContext context;
+  resource_context_ = &context;
   PluginPtr attached;
   if (!step("attachToContext", [&]() -> std::string {
         attached.reset(runtime_of(*deserialized)->attachToContext(&context));
@@ -355,8 +351,12 @@ void CaseRun::serialization() {
         if (attached.get() == deserialized.get()) return "must return a clone, not the plugin";
         return "";
       })) {
+    if (attached.get() == deserialized.get()) (void)attached.release();  // not deleted twice
+    attached.reset();
+    resource_context_ = nullptr;
     return;
   }
+  last_launch_.reset();
   auto outputs = execute(*attached, "deserialized", Point::Opt);
   if (outputs && first_outputs_) {
     step("deserialized outputs bitwise equal", [&]() -> std::string {
@@ -368,7 +368,18 @@ void CaseRun::serialization() {
       return "";
     });
   }
-  attached.reset();
+  step("destroy the attached plugin", [&]() -> std::string {
+    attached.reset();
+    if (context.allocator().allocations() != 0) {
+      report_.info("GPU allocator",
+                   context.allocator().summary() + " through the resource context");
+    }
+    return context.allocator().problems();
+  });
+  resource_context_ = nullptr;
+  if (keep_recipe_ && last_launch_) {
+    recipe_ = LaunchRecipe{std::move(deserialized), std::move(*last_launch_)};
+  }
   deserialized.reset();
 }
 
