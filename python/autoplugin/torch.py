@@ -60,28 +60,80 @@ def set_tactic(library: Library, op: str, tactic: int) -> None:
 
 # ---- evaluating a shape program over symbolic integers ----------------------------------------
 
-def _as_int(condition) -> Any:
-    """1 or 0 for a bool or SymBool (TensorRT's EQUAL/LESS produce 0/1 integers)."""
-    if isinstance(condition, bool):
-        return int(condition)
-    return torch.sym_ite(condition, 1, 0)
+class _Condition:
+    """A 0/1 node (TensorRT's EQUAL/LESS, and PROD/MAX/SUB(1, ...) of them) kept as PyTorch's
+    (Sym)Bool, so that a requirement reaches torch._check as the comparison itself: torch.export
+    then turns it into a guard or a range, which it cannot do with an integer 0/1 form."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
 
 
-_SYMBOLIC_OPERATIONS = dict(
-    _program.INT_OPERATIONS,
-    MAX=lambda a, b: torch.sym_max(a, b),
-    MIN=lambda a, b: torch.sym_min(a, b),
-    EQUAL=lambda a, b: _as_int(a == b),
-    LESS=lambda a, b: _as_int(a < b),
+def _as_int(value) -> Any:
+    """A node's integer value: 1 or 0 for a condition."""
+    if not isinstance(value, _Condition):
+        return value
+    if isinstance(value.value, bool):
+        return int(value.value)
+    return torch.sym_ite(value.value, 1, 0)
+
+
+def _both(a, b):
+    if isinstance(a, bool):
+        return b if a else False
+    if isinstance(b, bool):
+        return a if b else False
+    return a & b
+
+
+def _either(a, b):
+    if isinstance(a, bool):
+        return True if a else b
+    if isinstance(b, bool):
+        return True if b else a
+    return a | b
+
+
+def _on_ints(operation):
+    return lambda a, b: operation(_as_int(a), _as_int(b))
+
+
+def _conditions_or(logical, arithmetic):
+    """`logical` when both operands are conditions, else `arithmetic` on their integer values."""
+    def apply(a, b):
+        if isinstance(a, _Condition) and isinstance(b, _Condition):
+            return _Condition(logical(a.value, b.value))
+        return arithmetic(_as_int(a), _as_int(b))
+    return apply
+
+
+def _subtract(a, b):
+    if isinstance(b, _Condition) and not isinstance(a, _Condition) and a == 1:
+        return _Condition(torch.sym_not(b.value))  # !b is lowered to 1 - b
+    return _as_int(a) - _as_int(b)
+
+
+_SYMBOLIC_OPERATIONS = {name: _on_ints(operation)
+                        for name, operation in _program.INT_OPERATIONS.items()}
+_SYMBOLIC_OPERATIONS.update(
+    PROD=_conditions_or(_both, lambda a, b: a * b),  # a && b is lowered to a * b
+    MAX=_conditions_or(_either, torch.sym_max),  # a || b is lowered to max(a, b)
+    MIN=_on_ints(torch.sym_min),
+    SUB=_subtract,
+    EQUAL=_on_ints(lambda a, b: _Condition(a == b)),
+    LESS=_on_ints(lambda a, b: _Condition(a < b)),
 )
 
 
 def _check(condition: Any, message: str, op: str) -> None:
-    if isinstance(condition, int):
-        if condition == 0:
+    condition = condition.value if isinstance(condition, _Condition) else condition != 0
+    if isinstance(condition, bool):
+        if not condition:
             raise RuntimeError(f"op '{op}': requirement failed: {message}")
         return
-    torch._check(condition != 0, lambda: f"op '{op}': requirement failed: {message}")
+    torch._check(condition, lambda: f"op '{op}': requirement failed: {message}")
 
 
 def _call_parts(op: Dict[str, Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]):
@@ -116,10 +168,9 @@ def _fake_implementation(library: Library, op: Dict[str, Any]):
             except LibraryError as error:
                 raise RuntimeError(str(error)) from None
         program = programs[key]
-        context = torch.library.get_ctx()
-
         def size_tensor(index, opt, upper):
-            count = context.new_dynamic_size()
+            # Only data-dependent ops ask for the context: plain ones also run on meta tensors.
+            count = torch.library.get_ctx().new_dynamic_size()
             torch._check(count <= upper)
             return count
 
@@ -134,7 +185,7 @@ def _fake_implementation(library: Library, op: Dict[str, Any]):
             if aliased >= 0:
                 results.append(tensors[aliased])
                 continue
-            shape = _program.output_shapes(program, values)[j]
+            shape = [_as_int(extent) for extent in _program.output_shapes(program, values)[j]]
             dtype = getattr(torch, output["dtype"])
             results.append(torch.empty(shape, dtype=dtype, device=device))
         return results[0] if len(results) == 1 else tuple(results)

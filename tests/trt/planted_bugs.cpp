@@ -40,7 +40,7 @@ enum class Bug {
   SharesScratch,
   OutOfBoundsRead,
   SharedMemoryRace,
-  DivergentBarrier,
+  InvalidWarpBarrier,
   UninitializedRead,
 };
 
@@ -340,7 +340,7 @@ Creator g_shares_scratch(Bug::SharesScratch, "shares_scratch");
 #ifdef PLANTED_KERNELS
 Creator g_out_of_bounds_read(Bug::OutOfBoundsRead, "out_of_bounds_read");
 Creator g_shared_memory_race(Bug::SharedMemoryRace, "shared_memory_race");
-Creator g_divergent_barrier(Bug::DivergentBarrier, "divergent_barrier");
+Creator g_invalid_warp_barrier(Bug::InvalidWarpBarrier, "invalid_warp_barrier");
 Creator g_uninitialized_read(Bug::UninitializedRead, "uninitialized_read");
 #endif
 IPluginCreatorInterface* g_creators[] = {
@@ -365,7 +365,7 @@ IPluginCreatorInterface* g_creators[] = {
 #ifdef PLANTED_KERNELS
     &g_out_of_bounds_read,
     &g_shared_memory_race,
-    &g_divergent_barrier,
+    &g_invalid_warp_barrier,
     &g_uninitialized_read,
 #endif
 };

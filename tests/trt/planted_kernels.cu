@@ -21,9 +21,14 @@ __global__ void shared_memory_race(const float* in, float* out, std::int64_t n) 
   if (i < n) out[i] = neighbour == 12345.0f ? 1.0f : 0.0f;
 }
 
-__global__ void divergent_barrier(float* out, std::int64_t n) {
+// synccheck on sm_70 and later does not see a __syncthreads() that part of a block skips
+// (independent thread scheduling makes that legal there); it does see invalid barrier
+// arguments: a __syncwarp whose mask leaves out the calling thread. The mask is read from `n`
+// so that the compiler cannot fold it.
+__global__ void invalid_warp_barrier(float* out, std::int64_t n) {
   const std::int64_t i = blockIdx.x * std::int64_t(kBlock) + threadIdx.x;
-  if (threadIdx.x < kBlock / 2) __syncthreads();  // half of the block never arrives
+  const unsigned others = n < 0 ? 0xffffffffu : ~(1u << (threadIdx.x % 32));
+  __syncwarp(others);
   if (i < n) out[i] = 0.0f;
 }
 
@@ -45,8 +50,8 @@ cudaError_t launch_planted_kernel(PlantedKernel kernel, const float* in, float* 
     case PlantedKernel::SharedMemoryRace:
       shared_memory_race<<<blocks, kBlock, 0, stream>>>(in, out, n);
       break;
-    case PlantedKernel::DivergentBarrier:
-      divergent_barrier<<<blocks, kBlock, 0, stream>>>(out, n);
+    case PlantedKernel::InvalidWarpBarrier:
+      invalid_warp_barrier<<<blocks, kBlock, 0, stream>>>(out, n);
       break;
     case PlantedKernel::UninitializedRead:
       uninitialized_read<<<blocks, kBlock, 0, stream>>>(workspace, out, n);

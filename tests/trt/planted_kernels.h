@@ -7,10 +7,10 @@
 #include <cstdint>
 
 enum class PlantedKernel {
-  OutOfBoundsRead,    // memcheck: reads one element past the input
-  SharedMemoryRace,   // racecheck: shared memory written and read without a barrier
-  DivergentBarrier,   // synccheck: __syncthreads() reached by only some threads of a block
-  UninitializedRead,  // initcheck: reads the workspace before anything wrote it
+  OutOfBoundsRead,     // memcheck: reads one element past the input
+  SharedMemoryRace,    // racecheck: shared memory written and read without a barrier
+  InvalidWarpBarrier,  // synccheck: a __syncwarp whose mask leaves out the calling thread
+  UninitializedRead,   // initcheck: reads the workspace before anything wrote it
 };
 
 // out[i] = 0 for i < n, with the planted bug on the way; `workspace` holds n floats.

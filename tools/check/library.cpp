@@ -6,6 +6,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <utility>
@@ -23,22 +24,28 @@ bool read_byte(const char* address, char& byte) {
 }  // namespace
 
 // A plugin that builds a message around a string read with its NUL (std::string(data, length))
-// logs it cut at that NUL. The text after it in the same buffer is shown after a visible "\0"
-// when it looks like the rest of the message: at least two printable characters, themselves
-// NUL-terminated (a single byte there is more likely allocator bookkeeping than text). Read
-// with process_vm_readv, so that an unreadable address ends the search instead of the process.
+// logs it cut at that NUL, inside a quotation: "unknown mode 'linear". When the text stops with a
+// quotation open, the text after the NUL in the same buffer is shown after a visible "\0" if it
+// closes that quotation and is itself NUL-terminated printable text; otherwise whatever the heap
+// holds there (stale text of earlier messages) would be shown. Read with process_vm_readv, so
+// that an unreadable address ends the search instead of the process.
 std::string visible_message(const char* message) {
   if (message == nullptr) return "(null)";
   std::string text(message);
   const char* next = message + text.size() + 1;
   for (int pieces = 0; pieces < 8; ++pieces) {
+    char open_quote = '\0';
+    for (char quote : {'\'', '"'}) {
+      if (std::count(text.begin(), text.end(), quote) % 2 == 1) open_quote = quote;
+    }
+    if (open_quote == '\0') break;
     std::string piece;
     char c = '\0';
     while (piece.size() < 4096 && read_byte(next + piece.size(), c) &&
            (std::isprint(static_cast<unsigned char>(c)) || c == '\t')) {
       piece += c;
     }
-    if (c != '\0' || piece.size() < 2) break;
+    if (c != '\0' || piece.empty() || piece.front() != open_quote) break;
     text += "\\0" + piece;
     next += piece.size() + 1;
   }
