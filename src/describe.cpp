@@ -3,6 +3,7 @@
 #include <autoplugin/describe.h>
 #include <autoplugin/error.h>
 
+#include <span>
 #include <sstream>
 
 #include "dim_internal.h"
@@ -30,29 +31,91 @@ std::string dtype_rule_text(const DTypeRule& rule) {
   return "?";
 }
 
+// Ranks of the inputs and lengths of the SymInt[] arguments that describe shows shapes for.
+struct ExampleSizes {
+  std::vector<std::size_t> ranks;    // per input
+  std::vector<std::size_t> lengths;  // per shape input (1 for a SymInt)
+};
+
+std::vector<Shape> symbolic_inputs(const Op& op, const ExampleSizes& sizes) {
+  std::vector<Shape> inputs;
+  for (int k = 0; k < op.num_inputs(); ++k) {
+    inputs.push_back(Shape::symbolic_input(k, sizes.ranks[std::size_t(k)], op.input(k).name));
+  }
+  return inputs;
+}
+
+std::vector<Shape> symbolic_shape_inputs(const Op& op, const ExampleSizes& sizes) {
+  std::vector<Shape> shape_inputs;
+  for (int k = 0; k < op.num_shape_inputs(); ++k) {
+    Shape values;
+    for (std::size_t i = 0; i < sizes.lengths[std::size_t(k)]; ++i) {
+      values.push_back(Dim::shape_value(k, static_cast<int>(i),
+                                        op.shape_input(k).name + "[" + std::to_string(i) + "]"));
+    }
+    shape_inputs.push_back(std::move(values));
+  }
+  return shape_inputs;
+}
+
+// The declaration's example sizes, with defaults (rank 4, length 2) for the rest. When the shape
+// function refuses those, other ranks and lengths (0 to 4) of the ones the example leaves open
+// are tried, largest first, so that an op restricted to some ranks still shows its shapes.
+ExampleSizes example_sizes(const Op& op, std::span<const AttrValue> attributes, bool may_search,
+                           bool& searched) {
+  const Example& example = op.example();
+  ExampleSizes sizes;
+  std::vector<std::size_t*> open;
+  for (int k = 0; k < op.num_inputs(); ++k) {
+    const auto declared = example.rank_of(op.input(k).name);
+    sizes.ranks.push_back(declared.value_or(kDefaultRank));
+  }
+  for (int k = 0; k < op.num_shape_inputs(); ++k) {
+    const Argument& a = op.shape_input(k);
+    const auto declared = example.rank_of(a.name);
+    sizes.lengths.push_back(a.type.is_list ? declared.value_or(kDefaultShapeInputLength) : 1);
+  }
+  for (int k = 0; k < op.num_inputs(); ++k) {
+    if (!example.rank_of(op.input(k).name)) open.push_back(&sizes.ranks[std::size_t(k)]);
+  }
+  for (int k = 0; k < op.num_shape_inputs(); ++k) {
+    const Argument& a = op.shape_input(k);
+    if (a.type.is_list && !example.rank_of(a.name)) open.push_back(&sizes.lengths[std::size_t(k)]);
+  }
+  const auto works = [&] {
+    try {
+      ShapeScope scope;
+      op.output_shapes(symbolic_inputs(op, sizes), symbolic_shape_inputs(op, sizes), attributes,
+                       scope);
+      return true;
+    } catch (const Error&) {
+      return false;
+    }
+  };
+  searched = false;
+  constexpr std::size_t kLargest = 4;
+  constexpr std::size_t kMostOpen = 4;  // 5^4 evaluations at most
+  if (!may_search || open.empty() || open.size() > kMostOpen || works()) return sizes;
+  const ExampleSizes defaults = sizes;
+  std::size_t combinations = 1;
+  for (std::size_t i = 0; i < open.size(); ++i) combinations *= kLargest + 1;
+  for (std::size_t n = 0; n < combinations; ++n) {
+    std::size_t rest = n;
+    for (std::size_t* size : open) {
+      *size = kLargest - rest % (kLargest + 1);
+      rest /= kLargest + 1;
+    }
+    if (works()) {
+      searched = true;
+      return sizes;
+    }
+  }
+  return defaults;
+}
+
 void describe_shapes(const Op& op, std::ostringstream& out) {
   const Example& example = op.example();
   std::vector<std::string> used;
-  std::vector<Shape> inputs;
-  for (int k = 0; k < op.num_inputs(); ++k) {
-    const std::string& name = op.input(k).name;
-    const std::size_t rank = example.rank_of(name).value_or(kDefaultRank);
-    inputs.push_back(Shape::symbolic_input(k, rank, name));
-    used.push_back(name + " rank " + std::to_string(rank));
-  }
-  std::vector<Shape> shape_inputs;
-  for (int k = 0; k < op.num_shape_inputs(); ++k) {
-    const Argument& a = op.shape_input(k);
-    const std::size_t length =
-        a.type.is_list ? example.rank_of(a.name).value_or(kDefaultShapeInputLength) : 1;
-    Shape values;
-    for (std::size_t i = 0; i < length; ++i) {
-      values.push_back(
-          Dim::shape_value(k, static_cast<int>(i), a.name + "[" + std::to_string(i) + "]"));
-    }
-    shape_inputs.push_back(std::move(values));
-    if (a.type.is_list) used.push_back(a.name + " length " + std::to_string(length));
-  }
   std::vector<AttrValue> attributes;
   std::vector<std::string> missing;
   for (const Argument* a : op.attributes()) {
@@ -66,9 +129,25 @@ void describe_shapes(const Op& op, std::ostringstream& out) {
       attributes.emplace_back(std::monostate{});
     }
   }
+  bool searched = false;
+  const ExampleSizes sizes = example_sizes(op, attributes, missing.empty(), searched);
+  std::vector<std::string> size_text;
+  for (int k = 0; k < op.num_inputs(); ++k) {
+    size_text.push_back(op.input(k).name + " rank " + std::to_string(sizes.ranks[std::size_t(k)]));
+  }
+  for (int k = 0; k < op.num_shape_inputs(); ++k) {
+    const Argument& a = op.shape_input(k);
+    if (a.type.is_list) {
+      size_text.push_back(a.name + " length " + std::to_string(sizes.lengths[std::size_t(k)]));
+    }
+  }
+  used.insert(used.begin(), size_text.begin(), size_text.end());
+  const std::vector<Shape> inputs = symbolic_inputs(op, sizes);
+  const std::vector<Shape> shape_inputs = symbolic_shape_inputs(op, sizes);
   std::string example_text;
   for (const auto& u : used) example_text += (example_text.empty() ? "" : ", ") + u;
-  out << "  shapes    (example: " << example_text << ")\n";
+  out << "  shapes    (example: " << example_text
+      << (searched ? "; ranks the shape function accepts, found by trying" : "") << ")\n";
   if (!missing.empty()) {
     std::string names;
     for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
@@ -80,7 +159,9 @@ void describe_shapes(const Op& op, std::ostringstream& out) {
   try {
     outputs = op.output_shapes(inputs, shape_inputs, attributes, scope);
   } catch (const Error& e) {
-    out << "            error: " << e.what() << "\n";
+    out << "            error: " << e.what() << "\n"
+        << "            (choose the example: .example(autoplugin::Example().rank(\"x\", 2)"
+           ".length(\"size\", 3).attr(\"name\", value)) after the declaration)\n";
     return;
   }
   std::vector<std::string> names;

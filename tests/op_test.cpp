@@ -633,6 +633,23 @@ TEST(Describe, ShowsSelectAsWritten) {
                           HasSubstr("t0 = LESS(x[0], 4)"), HasSubstr("SUB(1, t0)")));
 }
 
+// Without an example, ranks the shape function refuses at the default (4) are searched for.
+TEST(Describe, FindsRanksTheShapeFunctionAccepts) {
+  auto d = DECLARE("ex::norm(Tensor x, Tensor weight, SymInt[] repeats) -> Tensor",
+                   ([](ap::Shape x, ap::Shape weight, ap::Shape repeats) {
+                     ap::require(weight.rank() == 1, "weight is 1-D");
+                     ap::require(repeats.rank() == x.rank(), "one repeat per dimension of x");
+                     ap::require(weight[0] == x.at(-1), "weight matches x's last extent");
+                     return x;
+                   }),
+                   ([](ap::In<float>, ap::In<float>, ap::Out<float>, ap::Stream) {}));
+  const std::string text = ap::describe(ap::Op::build(d));
+  EXPECT_THAT(text, AllOf(HasSubstr("(example: x rank 4, weight rank 1, repeats length 4; ranks "
+                                    "the shape function accepts, found by trying)"),
+                          HasSubstr("out = [x[0], x[1], x[2], x[3]]"),
+                          HasSubstr("requires weight[0] == x[3]")));
+}
+
 }  // namespace
 
 namespace {

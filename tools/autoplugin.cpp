@@ -36,7 +36,8 @@ void print_usage(std::ostream& out) {
          "  describe [LIB.so] [--op NAME] [--json]\n"
          "                         print the TensorRT plugin each op becomes: identity, inputs,\n"
          "                         outputs, fields, dtype table, output shapes and the builder\n"
-         "                         calls they take\n"
+         "                         calls they take (shapes for the declaration's .example(...),\n"
+         "                         else for rank 4 or the ranks its shape function accepts)\n"
          "  list [LIB.so] [--json] [--quiet]\n"
          "                         one line per op; fails when a declaration does not match its\n"
          "                         schema (--quiet: print only that)\n"
@@ -122,12 +123,15 @@ struct Arguments {
   std::string_view op;
   bool json = false;
   bool quiet = false;  // list: only errors
+  bool help = false;
 };
 
 bool parse_arguments(std::string_view command, const std::vector<std::string_view>& args,
                      bool takes_op, Arguments& parsed) {
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (takes_op && args[i] == "--op" && i + 1 < args.size()) {
+    if (args[i] == "--help" || args[i] == "-h") {
+      parsed.help = true;
+    } else if (takes_op && args[i] == "--op" && i + 1 < args.size()) {
       parsed.op = args[++i];
     } else if (args[i] == "--json") {
       parsed.json = true;
@@ -156,6 +160,10 @@ bool report_library_errors(std::string_view text) {
 int list_ops(const std::vector<std::string_view>& args) {
   Arguments parsed;
   if (!parse_arguments("list", args, false, parsed)) return kUsage;
+  if (parsed.help) {
+    print_usage(std::cout);
+    return kOk;
+  }
   if (!parsed.library.empty()) {
     const LibraryOps library(parsed.library);
     if (!library.error().empty()) {
@@ -206,6 +214,10 @@ int describe_library(const Arguments& parsed) {
 int describe_ops(const std::vector<std::string_view>& args) {
   Arguments parsed;
   if (!parse_arguments("describe", args, true, parsed)) return kUsage;
+  if (parsed.help) {
+    print_usage(std::cout);
+    return kOk;
+  }
   if (!parsed.library.empty()) return describe_library(parsed);
   const std::string_view only = parsed.op;
   if (parsed.json) {

@@ -242,7 +242,6 @@ std::string CaseRun::extent_problem() const {
       const auto& e = output_exprs_[std::size_t(j)];
       const auto dtype = trt::from_trt(output_types_[std::size_t(j)]);
       std::int64_t bytes = dtype ? static_cast<std::int64_t>(dtype_size(*dtype)) : 1;
-      std::vector<std::int64_t> known;
       for (int i = 0; i < e.nbDims; ++i) {
         std::int64_t extent = 0;
         try {
@@ -250,14 +249,19 @@ std::string CaseRun::extent_problem() const {
         } catch (const std::out_of_range&) {
           continue;  // data-dependent
         }
-        known.push_back(extent);
+        // A guarded expression runs to hundreds of characters: the plugin log shows the rest.
+        constexpr std::size_t kShown = 120;
+        std::string expression = exprs_.to_string(e.d[i]);
+        if (expression.size() > kShown) expression = expression.substr(0, kShown) + "...";
         const std::string where = "output " + std::to_string(j) + " at the " + point_name(point) +
-                                  " shapes: extent " + std::to_string(i) + " (" +
-                                  exprs_.to_string(e.d[i]) + ") is " + std::to_string(extent);
+                                  " shapes: extent " + std::to_string(i) + " (" + expression +
+                                  ") is " + std::to_string(extent);
         if (extent < 0) {
           return where +
-                 ": negative. TensorRT refuses negative extents when it infers shapes (an "
-                 "autoplugin op gives -1 where a requirement on its shape-input values fails)";
+                 ": negative. TensorRT refuses negative extents when it infers shapes; an "
+                 "autoplugin op gives -1 where a requirement on its shape-input values fails "
+                 "(the plugin log below lists them: one of them is broken by the case's "
+                 "shape_inputs)";
         }
         if (extent > 0 && bytes > INT64_MAX / extent) {
           return where + ": the output's size in bytes overflows int64";
