@@ -120,6 +120,18 @@ class StructureTest(unittest.TestCase):
         self.assertIn("/* negate  */ static_cast<bool>(negate));", cpp)
 
 
+    def test_extents_a_fake_requires_equal(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(os.path.join(os.path.dirname(__file__),
+                                             "from_torch_tied_extents.py"), "--out", out)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            with open(os.path.join(out, "add_bias", "add_bias.cpp")) as f:
+                cpp = f.read()
+        self.assertIn("ap::require(bias[0] == x[2],", cpp)
+        self.assertIn("return ap::Shape{x[0], x[1], x[2]};", cpp)
+        self.assertIn("/* cols     */ checked_i32(x.size(2), \"cols\")", cpp)
+
+
 class RefusalTest(unittest.TestCase):
     def test_argument_from_tensor_values_is_refused(self):
         with tempfile.TemporaryDirectory() as out:

@@ -181,7 +181,8 @@ def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
     """Points inside the traced shape requirements, every extent at least 1. With `long_axes`,
     one point per tensor axis with that axis long (1000-5000) and the others short, so that every
     grid extent and argument sees its axis grow."""
-    from .shapes import _values
+    from .shapes import _values, tie, tied_extents
+    ties = tied_extents(requires, symbols)
     targets = [None] * count
     if long_axes:
         targets = [(a.name, axis) for a in op.tensors for axis in range(len(example[a.name]))]
@@ -213,6 +214,7 @@ def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
                     point[argument.name] = [rng.random() < 0.5 for _ in value]
                 else:
                     point[argument.name] = value
+            tie(point, ties, keep=target)
             elements = sum(_numel(point[a.name]) for a in op.tensors)
             values = _values(symbols, point)
             if elements <= MAX_SAMPLE_ELEMENTS and all(bool(r.xreplace(values)) for r in requires):

@@ -56,7 +56,34 @@ def _trace_value(value):
     return value if abs(value) >= 2 else (2 if value >= 0 else -2)
 
 
+def _equal_in_example(op, example):
+    """Tensor extents grouped by their value in the example: [(name, axis), ...] per value that
+    two or more extents share."""
+    groups = {}
+    for argument in op.arguments:
+        if argument.kind == "Tensor":
+            for axis, extent in enumerate(example[argument.name]):
+                groups.setdefault(extent, []).append((argument.name, axis))
+    return [group for group in groups.values() if len(group) > 1]
+
+
 def trace(op, example):
+    """Traces with every extent distinct; when the fake refuses that (it requires two extents to
+    be equal: a bias matching a dimension), again with the extents the example has equal traced
+    equal, so that the equality becomes a requirement."""
+    try:
+        return _trace(op, example, [])
+    except GenerationError as distinct_failed:
+        ties = _equal_in_example(op, example)
+        if not ties:
+            raise
+        try:
+            return _trace(op, example, ties)
+        except GenerationError:
+            raise distinct_failed from None
+
+
+def _trace(op, example, ties):
     env = ShapeEnv(duck_shape=False)
     mode = FakeTensorMode(shape_env=env)
     symbols = {}
@@ -66,6 +93,11 @@ def trace(op, example):
                    for v in (example[a.name] if a.kind == "int[]" else [example[a.name]])],
                   default=0)
     extents = iter([2 * largest + e for e in TRACE_EXTENTS] * 4)
+    tied_extent = {}  # (name, axis) -> the extent its group is traced at
+    for group in ties:
+        extent = next(extents)
+        for member in group:
+            tied_extent[member] = extent
     call = {}
 
     def symint(value, name):
@@ -77,7 +109,8 @@ def trace(op, example):
     for argument in op.arguments:
         value = example[argument.name]
         if argument.kind == "Tensor":
-            shape = [next(extents) for _ in value]
+            shape = [tied_extent.get((argument.name, axis)) or next(extents)
+                     for axis in range(len(value))]
             context = StatelessSymbolicContext(dynamic_sizes=[DimDynamic.DYNAMIC] * len(shape))
             fake = mode.from_tensor(torch.empty(shape), symbolic_context=context)
             for axis, extent in enumerate(fake.shape):
@@ -111,10 +144,17 @@ def trace(op, example):
     return outputs, _candidate_requires(guards), symbols
 
 
+def _between_symbols(guard):
+    """An (in)equality between two expressions of sizes, not a size against a constant."""
+    return not guard.lhs.is_number and not guard.rhs.is_number
+
+
 def _candidate_requires(guards):
     kept = []
     for guard in guards:
-        if isinstance(guard, (sympy.Eq, sympy.Ne)) or guard in (sympy.true, sympy.false):
+        if guard in (sympy.true, sympy.false):
+            continue
+        if isinstance(guard, (sympy.Eq, sympy.Ne)) and not _between_symbols(guard):
             continue  # PyTorch's 0/1 specialisation while computing strides and contiguity
         if isinstance(guard, (sympy.Gt, sympy.Ge)) and isinstance(guard.lhs, sympy.Mul) and \
                 guard.rhs in (1, 2):
@@ -122,6 +162,26 @@ def _candidate_requires(guards):
         if guard not in kept:
             kept.append(guard)
     return kept
+
+
+def tied_extents(requires, symbols):
+    """Pairs of extents an equality requirement ties: ((name, axis), (name, axis))."""
+    pairs = []
+    for relation in requires:
+        if isinstance(relation, sympy.Eq) and relation.lhs in symbols and relation.rhs in symbols:
+            a, b = symbols[relation.lhs], symbols[relation.rhs]
+            if a.kind == "extent" and b.kind == "extent":
+                pairs.append(((a.name, a.index), (b.name, b.index)))
+    return pairs
+
+
+def tie(point, pairs, keep=None):
+    """Makes the tied extents of a sampled point equal (to `keep`'s, when it is one of them)."""
+    for a, b in pairs:
+        if keep == b:
+            a, b = b, a
+        point[b[0]][b[1]] = point[a[0]][a[1]]
+    return point
 
 
 def _sample_point(op, example, rng):
@@ -171,10 +231,11 @@ def _holds(condition, values):
 
 def traced_shapes(op, example, samples=400, seed=0):
     outputs, candidates, symbols = trace(op, example)
+    ties = tied_extents(candidates, symbols)
     rng = random.Random(seed)
     points = []
     for _ in range(samples):
-        point = _sample_point(op, example, rng)
+        point = tie(_sample_point(op, example, rng), ties)
         values = _values(symbols, point)
         points.append((point, values, concrete_output_shapes(op, point)))
 
