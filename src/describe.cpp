@@ -147,10 +147,9 @@ std::string describe(const Op& op) {
   }
   if (op.has_optional_inputs()) {
     // Reserved: which Tensor? inputs are absent (trailing ones may instead be left out).
-    out << (op.attributes().empty() ? "  fields    " : "            ")
-        << pad(std::string(kAbsentInputsField), 15) << pad("int[]", 13) << pad("default []", 22)
-        << "ONNX INTS  (reserved: indices of absent Tensor? inputs; trailing ones may be left "
-           "out instead)\n";
+    out << (op.attributes().empty() ? "  fields    " : "            ") << kAbsentInputsField
+        << "  int[]  default []  ONNX INTS  (reserved: indices of absent Tensor? inputs; "
+           "trailing ones may be left out instead)\n";
   }
   out << "  dtypes    ";
   std::vector<std::string> headers;
