@@ -1,8 +1,8 @@
 """PyTorch references for the example ops, for `autoplugin check --reference`.
 
 Usage: python3 examples/reference.py DIR
-DIR holds case.json (op, attributes, shape_inputs, inputs, outputs) and input<k>.npy; this writes
-the outputs it lists. bfloat16 travels as uint16 bits (NumPy has no bfloat16). Runs on the GPU
+DIR holds case.json (op, attributes, shape_inputs, inputs (null for an absent one), outputs) and
+input<k>.npy; this writes the outputs it lists. bfloat16 travels as uint16 bits (NumPy has no bfloat16). Runs on the GPU
 when there is one.
 """
 import json
@@ -88,16 +88,32 @@ def row_sum(x, attributes, shape_inputs):
     return [x.sum(dim=-1)]
 
 
+def bias_act(x, weight, bias, attributes, shape_inputs):
+    # weight and bias (None when absent) scale and shift x's dimension 1, in float32 as the kernel.
+    per_channel = [1, -1] + [1] * (x.dim() - 2)
+    y = x.float()
+    if weight is not None:
+        y = y * weight.float().reshape(per_channel)
+    if bias is not None:
+        y = y + bias.float().reshape(per_channel)
+    if attributes.get("relu", False):
+        y = torch.relu(y)
+    return [y.to(x.dtype)]
+
+
 OPS = {"circular_pad": circular_pad, "circular_pad_triton": circular_pad, "gelu_tanh": gelu_tanh,
        "row_max": row_max, "nonzero": nonzero, "broadcast_to": broadcast_to,
-       "scale_shift": scale_shift, "embedding_bag": embedding_bag, "row_sum": row_sum}
+       "scale_shift": scale_shift, "embedding_bag": embedding_bag, "row_sum": row_sum,
+       "bias_act": bias_act}
 
 
 def main(folder):
     with open(os.path.join(folder, "case.json")) as f:
         case = json.load(f)
     name = case["op"].split("::")[-1]
-    inputs = [load(os.path.join(folder, i["file"]), i["dtype"]) for i in case["inputs"]]
+    # An absent input (a Tensor? given None) is null in the manifest.
+    inputs = [None if i is None else load(os.path.join(folder, i["file"]), i["dtype"])
+              for i in case["inputs"]]
     outputs = OPS[name](*inputs, case.get("attributes", {}), case.get("shape_inputs", []))
     for spec, tensor in zip(case["outputs"], outputs):
         save(os.path.join(folder, spec["file"]), tensor, spec["dtype"])

@@ -142,6 +142,12 @@ bool bool_at(const FieldView& field, std::size_t index, const std::string& expec
   return value == 1;
 }
 
+// The reserved field decodes as an int[].
+const Type& absent_inputs_type() {
+  static const Type type{BaseType::Int, true, std::nullopt, false};
+  return type;
+}
+
 AttrValue decode_field(const Type& type, const FieldView& field) {
   if (field.length < 0) throw Problem{"negative length " + std::to_string(field.length)};
   if (field.length > 0 && field.data == nullptr) {
@@ -380,6 +386,11 @@ std::vector<const Argument*> attribute_arguments(const Schema& schema) {
   return attributes;
 }
 
+bool has_optional_tensor(const Schema& schema) {
+  return std::any_of(schema.arguments.begin(), schema.arguments.end(),
+                     [](const Argument& a) { return a.type.is_tensor() && a.type.optional; });
+}
+
 std::vector<FieldSpec> field_specs(const Schema& schema) {
   std::vector<FieldSpec> specs;
   for (const Argument* argument : attribute_arguments(schema)) {
@@ -391,6 +402,8 @@ std::vector<FieldSpec> field_specs(const Schema& schema) {
     }
     specs.push_back({argument->name, parser_field, length});
   }
+  if (has_optional_tensor(schema))
+    specs.push_back({std::string(kAbsentInputsField), FieldType::Int32, 0});
   return specs;
 }
 
@@ -422,7 +435,8 @@ void FieldList::rebuild_views() {
   }
 }
 
-FieldList encode_attributes(const Schema& schema, std::span<const AttrValue> values) {
+FieldList encode_attributes(const Schema& schema, std::span<const AttrValue> values,
+                            std::span<const std::int64_t> absent_inputs) {
   const auto attributes = attribute_arguments(schema);
   if (values.size() != attributes.size()) {
     std::string names;
@@ -441,6 +455,10 @@ FieldList encode_attributes(const Schema& schema, std::span<const AttrValue> val
     }
   }
   problems.throw_if_any();
+  if (!absent_inputs.empty()) {
+    fields.add(std::string(kAbsentInputsField), FieldType::Int64, absent_inputs.data(),
+               static_cast<std::int32_t>(absent_inputs.size()));
+  }
   return fields;
 }
 
@@ -449,7 +467,23 @@ DecodedAttributes decode_attributes(const Schema& schema, std::span<const FieldV
   Problems problems(schema);
   DecodedAttributes decoded;
   std::vector<const FieldView*> given(attributes.size(), nullptr);
+  bool absent_given = false;
   for (const FieldView& field : fields) {
+    if (field.name == kAbsentInputsField) {
+      if (absent_given) {
+        problems.add(field.name, "given more than once");
+      } else if (!has_optional_tensor(schema)) {
+        problems.add(field.name, "the op has no Tensor? argument that could be absent");
+      } else {
+        try {
+          decoded.absent_inputs = std::get<IntList>(decode_field(absent_inputs_type(), field));
+        } catch (const Problem& problem) {
+          problems.add(field.name, problem.message);
+        }
+      }
+      absent_given = true;
+      continue;
+    }
     const auto found = std::find_if(attributes.begin(), attributes.end(),
                                     [&](const Argument* a) { return a->name == field.name; });
     if (found == attributes.end()) {

@@ -225,7 +225,7 @@ std::string describe(const Op& op) {
     if (op.aliased_input(j) >= 0) out << ", in place of " << op.input(op.aliased_input(j)).name;
     out << "\n";
   }
-  if (op.attributes().empty()) out << "  fields    none\n";
+  if (op.attributes().empty() && !op.has_optional_inputs()) out << "  fields    none\n";
   for (std::size_t i = 0; i < op.attributes().size(); ++i) {
     const Argument& a = *op.attributes()[i];
     out << (i == 0 ? "  fields    " : "            ") << pad(a.name, 15)
@@ -234,6 +234,12 @@ std::string describe(const Op& op) {
                                : (a.type.optional ? "default None" : "required"),
                22)
         << "ONNX " << attribute_type_info(a.type)->onnx_attribute << "\n";
+  }
+  if (op.has_optional_inputs()) {
+    // Reserved: which Tensor? inputs are absent (trailing ones may instead be left out).
+    out << (op.attributes().empty() ? "  fields    " : "            ") << kAbsentInputsField
+        << "  int[]  default []  ONNX INTS  (reserved: indices of absent Tensor? inputs; "
+           "trailing ones may be left out instead)\n";
   }
   out << "  dtypes    ";
   std::vector<std::string> headers;

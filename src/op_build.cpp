@@ -359,12 +359,16 @@ std::vector<DTypeRule> output_dtype_rules(
       rules.push_back(fixed_dtype(DType::Float32));
       continue;
     }
+    // A required input first: an optional one may be absent.
     std::optional<DTypeRule> inferred;
-    for (int k = 0; k < n_in && !inferred; ++k) {
-      const bool same = std::all_of(launchers.begin(), launchers.end(), [&](const auto& e) {
-        return e.dtypes[out_pos] == e.dtypes[std::size_t(k)];
-      });
-      if (same) inferred = same_dtype_as(positions.inputs[std::size_t(k)]->name);
+    for (const bool optional : {false, true}) {
+      for (int k = 0; k < n_in && !inferred; ++k) {
+        if (positions.inputs[std::size_t(k)]->type.optional != optional) continue;
+        const bool same = std::all_of(launchers.begin(), launchers.end(), [&](const auto& e) {
+          return e.dtypes[out_pos] == e.dtypes[std::size_t(k)];
+        });
+        if (same) inferred = same_dtype_as(positions.inputs[std::size_t(k)]->name);
+      }
     }
     if (!inferred) {
       const DType first = launchers.front().dtypes[out_pos];
@@ -484,6 +488,14 @@ Op Op::build(const OpDeclaration& d) {
   const Positions positions(schema, op.attributes_);
 
   Problems problems;
+  for (const Argument& a : schema.arguments) {
+    if (a.name.starts_with("autoplugin_")) {
+      problems.add("argument '" + a.name +
+                   "': names starting with \"autoplugin_\" are reserved for autoplugin's own "
+                   "plugin fields (such as " +
+                   std::string(kAbsentInputsField) + ")");
+    }
+  }
   check_launchers(positions, d.launchers_, problems);
   check_shape_function_declaration(schema, d.shape_function_, problems);
   check_workspace(schema, d.launchers_, d.workspace_function_, problems);

@@ -690,8 +690,10 @@ namespace {
 // ---- regressions found in review -------------------------------------------------------------
 
 float seen_bias = 0;
+ap::Shape identity_shape_with_int(ap::Shape x, std::int64_t) { return x; }
+void int_launcher(ap::In<float> x, ap::Out<float> y, std::int64_t, ap::Stream) { (void)x, (void)y; }
 void bias_launcher(ap::In<float> x, ap::OptIn<float> bias, ap::Out<float> y, ap::Stream) {
-  seen_bias = bias.present() ? bias.data()[0] : -1.0f;
+  seen_bias = !bias.present() ? -1.0f : bias.numel() == 0 ? 0.0f : bias.data()[0];
   y.data()[0] = x.data()[0];
 }
 ap::Shape bias_shape(ap::Shape x, std::optional<ap::Shape>) { return x; }
@@ -705,10 +707,72 @@ TEST(Regression, OptionalInputsGetTheirOwnBuffer) {
   const std::vector<ap::TensorRef> outputs{ref(y.data(), ap::DType::Float32, {1})};
   ASSERT_EQ(op.launch(op.launchers()[0], {inputs, outputs, {}, {}, nullptr, {}, {}}), 0);
   EXPECT_EQ(seen_bias, 7.0f);
-  const std::vector<ap::TensorRef> absent{ref(x.data(), ap::DType::Float32, {1}),
-                                          ref(nullptr, ap::DType::Float32, {1})};
+  ap::TensorRef none = ref(nullptr, ap::DType::Float32, {1});
+  none.present = false;
+  const std::vector<ap::TensorRef> absent{ref(x.data(), ap::DType::Float32, {1}), none};
   ASSERT_EQ(op.launch(op.launchers()[0], {absent, outputs, {}, {}, nullptr, {}, {}}), 0);
   EXPECT_EQ(seen_bias, -1.0f);
+  // A present tensor without elements may come without an address: it is still present.
+  const std::vector<ap::TensorRef> empty{ref(x.data(), ap::DType::Float32, {1}),
+                                         ref(nullptr, ap::DType::Float32, {0})};
+  ASSERT_EQ(op.launch(op.launchers()[0], {empty, outputs, {}, {}, nullptr, {}, {}}), 0);
+  EXPECT_EQ(seen_bias, 0.0f);
+}
+
+ap::Shape bias_sized_shape(ap::Shape x, std::optional<ap::Shape> bias) {
+  return {x[0], bias ? (*bias)[0] : ap::Dim(-5)};
+}
+
+TEST(AbsentInputs, CoreQueriesSkipAbsentPositions) {
+  auto op = ap::Op::build(
+      DECLARE("ex::op(Tensor x, Tensor? bias) -> Tensor", bias_sized_shape, bias_launcher));
+  ap::AbsentInputs absent;
+  absent.add(1);
+  // The shape function gets std::nullopt; the absent entry's shape is not read.
+  ap::ShapeScope scope;
+  const std::vector<ap::Shape> inputs{ap::Shape::concrete(std::vector<std::int64_t>{4}),
+                                      ap::Shape::concrete(std::vector<std::int64_t>{9})};
+  const auto shapes = op.output_shapes(inputs, {}, {}, scope, absent);
+  EXPECT_EQ(ap::to_string(shapes[0][1]), "-5");
+  // Launchers match whatever dtype an absent position holds.
+  const std::vector<ap::DType> dtypes{ap::DType::Float32, ap::DType::Int64, ap::DType::Float32};
+  EXPECT_EQ(op.find_launcher(dtypes, 0), nullptr);
+  EXPECT_NE(op.find_launcher(dtypes, 0, absent), nullptr);
+  EXPECT_EQ(op.output_dtype(0, std::span(dtypes).first(2), {}, absent), ap::DType::Float32);
+  // Trailing by count; more than remain, or a required one missing, are errors naming it.
+  EXPECT_EQ(op.absent_inputs({}, 1), absent);
+  EXPECT_TRUE(op.absent_inputs({}, 2).empty());
+  EXPECT_EQ(op.absent_to_declare(absent), ap::AbsentInputs{});
+  try {
+    op.absent_inputs({}, 0);
+    FAIL();
+  } catch (const ap::Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("argument 'x' (Tensor) is required"));
+  }
+  EXPECT_THROW(op.absent_inputs(absent, 2), ap::Error);
+  // The reserved field is listed, decoded and encoded.
+  const auto specs = ap::field_specs(op.schema());
+  ASSERT_EQ(specs.size(), 1u);
+  EXPECT_EQ(specs[0].name, "autoplugin_absent_inputs");
+  const ap::FieldList fields = op.encode_fields({}, absent);
+  EXPECT_EQ(op.decode_fields(fields.views()).absent_inputs, std::vector<std::int64_t>{1});
+}
+
+TEST(AbsentInputs, ReservedFieldAndNamesAreRefusedWhereTheyDoNotFit) {
+  auto plain =
+      ap::Op::build(DECLARE("ex::op(Tensor x) -> Tensor", identity_shape, copy_launcher<float>));
+  const std::int64_t index = 0;
+  const ap::FieldView field{"autoplugin_absent_inputs", ap::FieldType::Int64, &index, 1};
+  try {
+    plain.decode_fields(std::span(&field, 1));
+    FAIL();
+  } catch (const ap::FieldError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("the op has no Tensor? argument that could be absent"));
+  }
+  EXPECT_THAT(build_error(DECLARE("ex::op(Tensor x, int autoplugin_mode) -> Tensor",
+                                  identity_shape_with_int, int_launcher)),
+              HasSubstr("argument 'autoplugin_mode': names starting with \"autoplugin_\" are "
+                        "reserved"));
 }
 
 TEST(Regression, EmptyOutputsNeedNoAddress) {

@@ -52,8 +52,17 @@ struct FieldSpec {
   std::int32_t length;
 };
 
+// The reserved plugin field listing a plugin instance's absent `Tensor?` inputs by input index
+// (0-based among the schema's tensor arguments): integers of any type, any order. Listed among a
+// creator's fields (INT32, variable length) when the schema has a `Tensor?` argument, serialized
+// (INT64) when not empty. Trailing absent inputs need not be listed: an engine that passes fewer
+// tensors leaves them out. Argument names starting with "autoplugin_" are reserved.
+inline constexpr std::string_view kAbsentInputsField = "autoplugin_absent_inputs";
+bool has_optional_tensor(const Schema& schema);
+
 // The attribute arguments of a schema (everything except tensors and shape inputs), in order.
 std::vector<const Argument*> attribute_arguments(const Schema& schema);
+// One per attribute argument, then the reserved field when the schema has a `Tensor?` argument.
 std::vector<FieldSpec> field_specs(const Schema& schema);
 
 // Owned, serialized fields. Views stay valid for the life of this object and are unaffected by
@@ -88,13 +97,16 @@ class FieldList {
 //   int[] -> Int64 xN; float[] -> Float64 xN; bool[] -> Int8 xN; ScalarType -> Char (its name);
 //   None (an optional attribute without a value) -> its type with length 0, except for a
 //   variable-size list (int[]?, ...), where that is the empty list: its None is Unknown x0.
-// `values` holds one value per attribute argument (see attribute_arguments). Throws FieldError
-// when a value does not have its argument's type.
-FieldList encode_attributes(const Schema& schema, std::span<const AttrValue> values);
+// `values` holds one value per attribute argument (see attribute_arguments); a non-empty
+// `absent_inputs` adds the reserved field (Int64 xN). Throws FieldError when a value does not
+// have its argument's type.
+FieldList encode_attributes(const Schema& schema, std::span<const AttrValue> values,
+                            std::span<const std::int64_t> absent_inputs = {});
 
 struct DecodedAttributes {
-  std::vector<AttrValue> values;      // one per attribute argument, defaults applied
-  std::vector<std::string> warnings;  // e.g. unknown fields, which are ignored
+  std::vector<AttrValue> values;            // one per attribute argument, defaults applied
+  std::vector<std::string> warnings;        // e.g. unknown fields, which are ignored
+  std::vector<std::int64_t> absent_inputs;  // the reserved field's values, as given
 };
 
 // Decodes fields from our serialized form or from what a user or TensorRT's ONNX parser sends:

@@ -66,7 +66,7 @@ struct ParamDescriptor {
 
 // Everything a launcher call needs, in the op's positions.
 struct LaunchArgs {
-  std::span<const TensorRef> inputs;        // one per tensor argument; absent Tensor?: data null
+  std::span<const TensorRef> inputs;        // one per tensor argument; absent: present false
   std::span<const TensorRef> outputs;       // one per return
   std::span<const TensorRef> size_outputs;  // one per size tensor (0-d int32)
   std::span<const AttrValue> attributes;    // one per attribute argument

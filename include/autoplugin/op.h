@@ -101,6 +101,23 @@ class OpDeclaration {
   std::optional<AttributeCheckDescriptor> attribute_check_;
 };
 
+// A set of an op's inputs, by input index: those absent (`Tensor?` given None). Inputs past
+// index 63 cannot be absent (Op::absent_inputs refuses them). Empty: every input is present.
+class AbsentInputs {
+ public:
+  static constexpr int kMaxIndex = 63;
+  bool contains(int input) const noexcept {
+    return input >= 0 && input <= kMaxIndex && ((bits_ >> input) & 1U) != 0;
+  }
+  void add(int input);  // throws std::out_of_range past kMaxIndex
+  bool empty() const noexcept { return bits_ == 0; }
+  std::vector<int> indices() const;
+  bool operator==(const AbsentInputs&) const = default;
+
+ private:
+  std::uint64_t bits_ = 0;
+};
+
 // The dtype and format of one input or output position, as a backend proposes them.
 struct PortDesc {
   DType dtype = DType::Float32;
@@ -146,33 +163,59 @@ class Op {
   const std::string& output_name(int output) const;  // return name, or "<first return>_size<k>"
   const std::vector<const Argument*>& attributes() const noexcept { return attributes_; }
 
+  // Absent inputs: the `absent` arguments below say which inputs a call leaves out; their entries
+  // in dtype, shape and tensor lists keep their positions and are not read (a launcher matches
+  // whatever dtype it takes there).
+  //
+  // The inputs absent for an instance whose reserved field declared `declared` when an engine
+  // passes `passed` tensors: the declared ones, and the trailing ones the count leaves out.
+  // Throws Error naming the op and the argument when a required input would be absent, or when
+  // more tensors are passed than the op has inputs not declared absent.
+  AbsentInputs absent_inputs(const AbsentInputs& declared, int passed) const;
+  // The op input index of each tensor an engine passes (the present inputs, in order).
+  std::vector<int> present_inputs(const AbsentInputs& absent) const;
+  // Of these absent inputs, those a plugin must be told about through the reserved field: all
+  // but the trailing run, which an engine leaves out by passing fewer tensors.
+  AbsentInputs absent_to_declare(const AbsentInputs& absent) const;
+  // Whether any input is a `Tensor?` (and the creator lists the reserved field).
+  bool has_optional_inputs() const noexcept;
+
   const std::vector<LauncherEntry>& launchers() const noexcept { return launchers_; }
   // Number of tactics for an input/output dtype combination (1 when there is a single launcher).
-  int tactic_count(std::span<const DType> dtypes) const noexcept;
+  int tactic_count(std::span<const DType> dtypes, const AbsentInputs& absent = {}) const noexcept;
   // The launcher for these input+output dtypes and tactic (0 = the first), or null.
-  const LauncherEntry* find_launcher(std::span<const DType> dtypes,
-                                     std::int32_t tactic) const noexcept;
+  const LauncherEntry* find_launcher(std::span<const DType> dtypes, std::int32_t tactic,
+                                     const AbsentInputs& absent = {}) const noexcept;
   // The same, for a backend about to launch: when there is none, throws Error naming the dtypes
   // asked for and those the launchers take, and saying to add a launcher.
-  const LauncherEntry& launcher_for(std::span<const DType> dtypes, std::int32_t tactic) const;
+  const LauncherEntry& launcher_for(std::span<const DType> dtypes, std::int32_t tactic,
+                                    const AbsentInputs& absent = {}) const;
 
   const DTypeRule& output_dtype_rule(int output) const { return dtype_rules_.at(output); }
   // The dtype of `output` for these input dtypes and attribute values; Int32 for size tensors.
+  // An output whose dtype follows an absent input is an Error naming both.
   DType output_dtype(int output, std::span<const DType> input_dtypes,
-                     std::span<const AttrValue> attributes) const;
+                     std::span<const AttrValue> attributes, const AbsentInputs& absent = {}) const;
 
   // TensorRT's supportsFormatCombination: decides `pos` from ports[0..pos] only, so the answer
-  // never depends on later positions. `ports` may be longer than pos + 1.
-  bool supports(int pos, std::span<const PortDesc> ports,
-                std::span<const AttrValue> attributes) const noexcept;
+  // never depends on later positions. `ports` may be longer than pos + 1. Positions are the op's
+  // (inputs, then outputs), absent inputs included; `pos` must not be an absent input.
+  bool supports(int pos, std::span<const PortDesc> ports, std::span<const AttrValue> attributes,
+                const AbsentInputs& absent = {}) const noexcept;
 
   // In-place ops: the input an output aliases ("Tensor(a!)" on both), or -1.
   int aliased_input(int output) const noexcept;
 
   // Decodes plugin fields (TensorRT's or ours) and checks them against the launchers' parameter
-  // types. Throws FieldError naming the op and every bad field.
+  // types. Throws FieldError naming the op and every bad field. The reserved field (see
+  // kAbsentInputsField) is decoded into DecodedAttributes::absent_inputs.
   DecodedAttributes decode_fields(std::span<const FieldView> fields) const;
-  FieldList encode_fields(std::span<const AttrValue> attributes) const;
+  // Our serialized form; with the reserved field when `absent` is not empty.
+  FieldList encode_fields(std::span<const AttrValue> attributes,
+                          const AbsentInputs& absent = {}) const;
+  // The reserved field's value, checked: each index an input of type `Tensor?`. Throws
+  // FieldError naming the op, the field and the argument.
+  AbsentInputs declared_absent(std::span<const std::int64_t> indices) const;
   // Decodes the attributes that launchers, the shape function or the workspace function take as
   // a type of their own (AttrBinding), once; the result is LaunchArgs::bound. Then runs the
   // declaration's attribute check (OpDeclaration::validate). Throws FieldError naming the op and
@@ -180,15 +223,17 @@ class Op {
   std::vector<BoundValues> bind_attributes(std::span<const AttrValue> attributes) const;
   bool has_attribute_check() const noexcept { return attribute_check_.has_value(); }
 
-  // Runs the shape function. `inputs` has one shape per input (absent Tensor?: null entry in
-  // `present`), `shape_inputs` one per SymInt/SymInt[] argument (a SymInt is a rank-1 shape).
+  // Runs the shape function. `inputs` has one shape per input (an absent one's is ignored: the
+  // function gets std::nullopt), `shape_inputs` one per SymInt/SymInt[] argument (a SymInt is a
+  // rank-1 shape).
   // Returns one shape per return. Size tensors are recorded in `scope`, which must hold none
   // yet. In-place outputs must keep their input's shape (a requirement like any other). Every
   // failure, including an exception thrown by the user's function, becomes a ShapeError naming the
   // op.
   std::vector<Shape> output_shapes(std::span<const Shape> inputs,
                                    std::span<const Shape> shape_inputs,
-                                   std::span<const AttrValue> attributes, ShapeScope& scope) const;
+                                   std::span<const AttrValue> attributes, ShapeScope& scope,
+                                   const AbsentInputs& absent = {}) const;
 
   // Calls a launcher; returns its status (0 = success). User exceptions propagate.
   std::int64_t launch(const LauncherEntry& entry, const LaunchArgs& args) const {
@@ -198,11 +243,12 @@ class Op {
   bool has_workspace() const noexcept { return workspace_function_.has_value(); }
   // The workspace function's result (0 when the op declares none), symbolic for symbolic shapes.
   Dim workspace_bytes(std::span<const Shape> inputs, std::span<const Shape> shape_inputs,
-                      std::span<const AttrValue> attributes) const;
+                      std::span<const AttrValue> attributes, const AbsentInputs& absent = {}) const;
   // Bytes of workspace for these (concrete) shapes; 0 when the op declares none. Throws
   // ShapeError naming the op when the size is not a known non-negative number.
   std::size_t workspace_size(std::span<const Shape> inputs, std::span<const Shape> shape_inputs,
-                             std::span<const AttrValue> attributes) const;
+                             std::span<const AttrValue> attributes,
+                             const AbsentInputs& absent = {}) const;
 
   const Example& example() const noexcept { return example_; }
 
@@ -231,7 +277,8 @@ class Op {
   void check_attributes(std::span<const AttrValue> attributes) const;
   std::vector<ShapeArg> shape_args(std::span<const Shape> inputs,
                                    std::span<const Shape> shape_inputs,
-                                   std::span<const AttrValue> attributes) const;
+                                   std::span<const AttrValue> attributes,
+                                   const AbsentInputs& absent) const;
 };
 
 // All ops declared in this program (and the libraries it loaded).

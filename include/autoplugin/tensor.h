@@ -23,13 +23,16 @@ namespace autoplugin {
 // The same type as cudaStream_t, without needing the CUDA headers.
 using Stream = CUstream_st*;
 
-// What the runtime knows about one tensor: element type, layout, extents, address.
+// What the runtime knows about one tensor: element type, layout, extents, address, and whether
+// it was given at all (an absent `Tensor?` input is not; a present tensor without elements may
+// have no address, as TensorRT passes it).
 struct TensorRef {
   void* data = nullptr;
   DType dtype = DType::Float32;
   Format format = Format::Linear;
   std::int32_t rank = 0;
   std::array<std::int64_t, kMaxRank> extents{};
+  bool present = true;
 };
 
 [[noreturn]] void throw_dtype_mismatch(DType expected, DType actual);
@@ -99,17 +102,26 @@ class In : public TensorView<const T> {
   }
 };
 
-// An optional input (schema type `Tensor?`): present() is false when the caller passed None.
+// An optional input (schema type `Tensor?`): present() is false when the caller passed None,
+// and true for a tensor given without elements (whose data() may be null).
 template <Element T>
 class OptIn : public TensorView<const T> {
  public:
-  using TensorView<const T>::TensorView;
-  AUTOPLUGIN_HOST_DEVICE bool present() const { return this->data_ != nullptr; }
+  OptIn() = default;  // absent
+  OptIn(const T* data, std::span<const std::int64_t> extents)
+      : TensorView<const T>(data, extents), present_(true) {}
+  AUTOPLUGIN_HOST_DEVICE bool present() const { return present_; }
   static OptIn from(const TensorRef& ref) {
     OptIn view;
-    if (ref.data != nullptr) view.assign(ref);
+    if (ref.present) {
+      view.assign(ref);
+      view.present_ = true;
+    }
     return view;
   }
+
+ private:
+  bool present_ = false;
 };
 
 // An output tensor of the launcher.

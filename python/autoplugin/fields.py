@@ -36,6 +36,17 @@ class Field(NamedTuple):
     length: int
 
 
+# The reserved field listing a plugin's absent ``Tensor?`` inputs by input index (see the C++
+# autoplugin::kAbsentInputsField): trailing absent inputs are left out by passing fewer tensors.
+ABSENT_INPUTS_FIELD = "autoplugin_absent_inputs"
+
+
+def absent_inputs_field(indices: List[int]) -> "Field":
+    """The reserved field declaring these input indices absent (INT32, as the ONNX parser sends)."""
+    return Field(ABSENT_INPUTS_FIELD, "INT32", struct.pack("<" + "i" * len(indices), *indices),
+                 len(indices))
+
+
 class FieldEncodingError(ValueError):
     """An attribute value the op's fields cannot carry; the message names the op and attribute."""
 

@@ -24,9 +24,10 @@ class PluginRequest(NamedTuple):
     plugin_version: str
     plugin_namespace: str
     fields: List[_fields.Field]
-    tensor_arguments: List[Any]
+    tensor_arguments: List[Any]  # the layer's inputs: the present tensors, in order
     shape_input_arguments: List[Any]
     num_outputs: int
+    absent_inputs: List[int]  # input indices of the Tensor? arguments given None
 
 
 def plugin_request(op: Dict[str, Any], args: Sequence[Any], kwargs: Dict[str, Any]) -> PluginRequest:
@@ -36,17 +37,26 @@ def plugin_request(op: Dict[str, Any], args: Sequence[Any], kwargs: Dict[str, An
     for argument in op["arguments"]:
         name = argument["name"]
         if argument["kind"] == "tensor":
-            if bound.get(name) is None:
-                raise ValueError(f"op '{op['name']}': argument '{name}' is None: absent optional "
-                                 f"tensors are not supported yet")
-            tensors.append(bound[name])
+            if bound.get(name) is None and not argument["type"].endswith("?"):
+                raise ValueError(f"op '{op['name']}': argument '{name}' ({argument['type']}) is "
+                                 f"required, got None")
+            tensors.append(bound.get(name))
         elif argument["kind"] == "shape_input":
             shape_inputs.append(bound.get(name))
         elif name in bound:
             attributes[name] = bound[name]
-    return PluginRequest(op["plugin_name"], op["version"], op["namespace"],
-                         _fields.encode_attributes(op, attributes), tensors, shape_inputs,
-                         op["num_returns"])
+    # Absent inputs: trailing ones are left out of the layer, the others declared in the field.
+    absent = [k for k, t in enumerate(tensors) if t is None]
+    passed = len(tensors)
+    while passed > 0 and tensors[passed - 1] is None:
+        passed -= 1
+    fields = _fields.encode_attributes(op, attributes)
+    declared = [k for k in absent if k < passed]
+    if declared:
+        fields.append(_fields.absent_inputs_field(declared))
+    return PluginRequest(op["plugin_name"], op["version"], op["namespace"], fields,
+                         [t for t in tensors if t is not None], shape_inputs, op["num_returns"],
+                         absent)
 
 
 def _dtype_of(node: Any) -> Optional[str]:
@@ -67,7 +77,13 @@ def supports_call(library: Library, op: Dict[str, Any], node: Any) -> bool:
     try:
         request = plugin_request(op, node.args, node.kwargs)
         ranks, dtypes = [], []
-        for tensor in request.tensor_arguments:
+        present = iter(request.tensor_arguments)
+        for k in range(len(request.tensor_arguments) + len(request.absent_inputs)):
+            if k in request.absent_inputs:  # None: rank -1
+                ranks.append(-1)
+                dtypes.append("")
+                continue
+            tensor = next(present)
             value = getattr(tensor, "meta", {}).get("val")
             if value is None:
                 return False
@@ -75,7 +91,8 @@ def supports_call(library: Library, op: Dict[str, Any], node: Any) -> bool:
             dtypes.append(_dtype_of(tensor) or "")
         lengths = [len(values) if isinstance(values, (list, tuple)) else 1
                    for values in request.shape_input_arguments]
-        library.shape_program(op["name"], ranks, dtypes, lengths, request.fields)
+        attributes = [f for f in request.fields if f.name != _fields.ABSENT_INPUTS_FIELD]
+        library.shape_program(op["name"], ranks, dtypes, lengths, attributes)
         return True
     except Exception:  # noqa: BLE001 - any refusal means: not this plugin
         return False

@@ -190,11 +190,22 @@ std::string shape_program(const Op& op, std::int32_t num_inputs, const std::int3
 
   std::vector<Shape> inputs;
   std::vector<DType> input_dtypes;
+  AbsentInputs absent;  // rank -1: the caller passed None
   for (int k = 0; k < num_inputs; ++k) {
     const Argument& a = op.input(k);
     if (ranks[k] < 0) {
-      throw Error(who + "argument '" + a.name +
-                  "' is None: absent optional tensors are not supported yet");
+      if (!a.type.optional) {
+        throw Error(who + "argument '" + a.name + "' (" + a.type.to_string() +
+                    ") is required, got None");
+      }
+      if (k > AbsentInputs::kMaxIndex) {
+        throw Error(who + "argument '" + a.name + "': inputs past index " +
+                    std::to_string(AbsentInputs::kMaxIndex) + " cannot be None");
+      }
+      absent.add(k);
+      inputs.emplace_back();
+      input_dtypes.push_back(DType::Float32);  // not read
+      continue;
     }
     if (ranks[k] > static_cast<std::int32_t>(kMaxRank)) {
       throw Error(who + "argument '" + a.name + "' has rank " + std::to_string(ranks[k]) +
@@ -221,13 +232,17 @@ std::string shape_program(const Op& op, std::int32_t num_inputs, const std::int3
   std::vector<DType> all_dtypes = input_dtypes;
   std::vector<std::string> output_dtypes;
   for (int j = 0; j < op.num_returns(); ++j) {
-    const DType dtype = op.output_dtype(j, input_dtypes, decoded.values);
+    const DType dtype = op.output_dtype(j, input_dtypes, decoded.values, absent);
     all_dtypes.push_back(dtype);
     output_dtypes.push_back(quote(dtype_name(dtype)));
   }
-  if (op.find_launcher(all_dtypes, 0) == nullptr) {
+  if (op.find_launcher(all_dtypes, 0, absent) == nullptr) {
     std::string given, available;
-    for (DType d : all_dtypes) given += (given.empty() ? "" : ", ") + std::string(dtype_name(d));
+    for (std::size_t p = 0; p < all_dtypes.size(); ++p) {
+      given +=
+          (given.empty() ? "" : ", ") +
+          (absent.contains(int(p)) ? std::string("None") : std::string(dtype_name(all_dtypes[p])));
+    }
     for (const LauncherEntry& e : op.launchers()) {
       if (e.tactic > 1) continue;
       std::string row;
@@ -240,7 +255,8 @@ std::string shape_program(const Op& op, std::int32_t num_inputs, const std::int3
   }
 
   ShapeScope scope;
-  const std::vector<Shape> shapes = op.output_shapes(inputs, shape_inputs, decoded.values, scope);
+  const std::vector<Shape> shapes =
+      op.output_shapes(inputs, shape_inputs, decoded.values, scope, absent);
   ProgramSink sink;
   Lowering lowering(sink);
   std::vector<std::string> outputs;

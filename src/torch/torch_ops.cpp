@@ -61,12 +61,13 @@ class Call {
     bound_ = op_.bind_attributes(attributes_);
     ShapeScope scope;
     const std::vector<Shape> shapes =
-        op_.output_shapes(input_shapes_, shape_inputs_, attributes_, scope);
+        op_.output_shapes(input_shapes_, shape_inputs_, attributes_, scope, absent_);
     std::vector<DType> dtypes = input_dtypes_;
     for (int j = 0; j < op_.num_returns(); ++j) {
-      dtypes.push_back(op_.output_dtype(j, input_dtypes_, attributes_));
+      dtypes.push_back(op_.output_dtype(j, input_dtypes_, attributes_, absent_));
     }
-    const LauncherEntry* launcher = op_.find_launcher(dtypes, tactic_of(op_.qualified_name()));
+    const LauncherEntry* launcher =
+        op_.find_launcher(dtypes, tactic_of(op_.qualified_name()), absent_);
     if (launcher == nullptr) throw Error(missing_launcher(dtypes));
 
     // Data-dependent extents are allocated at their upper bound; the kernel writes the counts.
@@ -112,7 +113,8 @@ class Call {
     }
     at::Tensor workspace;
     const std::size_t workspace_bytes =
-        op_.has_workspace() ? op_.workspace_size(input_shapes_, shape_inputs_, attributes_) : 0;
+        op_.has_workspace() ? op_.workspace_size(input_shapes_, shape_inputs_, attributes_, absent_)
+                            : 0;
     if (workspace_bytes > 0) {
       workspace = at::empty({static_cast<std::int64_t>(workspace_bytes)},
                             at::TensorOptions().dtype(at::kByte).device(*device_));
@@ -161,7 +163,23 @@ class Call {
   void take_tensor(const Argument& argument, const c10::IValue& value) {
     const auto where = [&] { return who() + "argument '" + argument.name + "': "; };
     if (value.isNone()) {
-      throw Error(where() + "is None: absent optional tensors are not supported yet");
+      if (!argument.type.optional) {
+        throw Error(where() + "(" + argument.type.to_string() + ") is required, got None");
+      }
+      const int k = static_cast<int>(input_refs_.size());
+      if (k > AbsentInputs::kMaxIndex) {
+        throw Error(where() + "inputs past index " + std::to_string(AbsentInputs::kMaxIndex) +
+                    " cannot be None");
+      }
+      absent_.add(k);  // the launcher's OptIn sees present() == false
+      TensorRef ref;
+      ref.present = false;
+      copied_inputs_.emplace_back();
+      input_shapes_.emplace_back();
+      input_dtypes_.push_back(DType::Float32);  // not read
+      input_refs_.push_back(ref);
+      inputs_.emplace_back();
+      return;
     }
     if (!value.isTensor()) throw Error(where() + "expected a tensor, got " + value.tagKind());
     at::Tensor tensor = value.toTensor();
@@ -263,6 +281,7 @@ class Call {
   std::vector<TensorRef> input_refs_;
   std::vector<Shape> input_shapes_;
   std::vector<DType> input_dtypes_;
+  AbsentInputs absent_;  // the Tensor? arguments given None
   std::vector<Shape> shape_inputs_;
   std::vector<AttrValue> attributes_;
   std::vector<BoundValues> bound_;

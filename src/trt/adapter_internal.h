@@ -35,8 +35,9 @@ R guarded(const Op& op, const std::string& instance, const char* method, R on_er
   return on_error;
 }
 
-// A new plugin of `op` with decoded attribute values, for the layer named `instance`.
+// A new plugin of `op` with decoded attribute values and the inputs its reserved field declared
+// absent, for the layer named `instance`.
 nvinfer1::IPluginV3* make_plugin(const Op& op, std::vector<AttrValue> attributes,
-                                 std::string instance);
+                                 AbsentInputs declared_absent, std::string instance);
 
 }  // namespace autoplugin::trt

@@ -53,7 +53,8 @@ class Creator final : public nvinfer1::IPluginCreatorV3One {
       }
       DecodedAttributes decoded = op_->decode_fields(views);
       for (const auto& warning : decoded.warnings) log(Severity::kWARNING, warning);
-      return make_plugin(*op_, std::move(decoded.values), instance);
+      const AbsentInputs absent = op_->declared_absent(decoded.absent_inputs);
+      return make_plugin(*op_, std::move(decoded.values), absent, instance);
     });
   }
 

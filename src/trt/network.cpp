@@ -23,6 +23,34 @@ const Op& op_named(std::string_view name) {
 
 }  // namespace
 
+LayerInputs layer_inputs(const Op& op, std::span<nvinfer1::ITensor* const> inputs) {
+  const std::string who = "op '" + op.qualified_name() + "': ";
+  if (inputs.size() != std::size_t(op.num_inputs())) {
+    throw Error(who + "expected " + std::to_string(op.num_inputs()) +
+                " input tensors (nullptr for an absent Tensor?), got " +
+                std::to_string(inputs.size()));
+  }
+  AbsentInputs absent;
+  for (int k = 0; k < op.num_inputs(); ++k) {
+    if (inputs[std::size_t(k)] != nullptr) continue;
+    const Argument& a = op.input(k);
+    if (!a.type.optional) {
+      throw Error(who + "argument '" + a.name + "' (" + a.type.to_string() +
+                  ") is required, but its tensor is nullptr; only a Tensor? argument may be "
+                  "absent");
+    }
+    if (k > AbsentInputs::kMaxIndex) {
+      throw Error(who + "argument '" + a.name + "': inputs past index " +
+                  std::to_string(AbsentInputs::kMaxIndex) + " cannot be absent");
+    }
+    absent.add(k);
+  }
+  LayerInputs result;
+  for (int k : op.present_inputs(absent)) result.tensors.push_back(inputs[std::size_t(k)]);
+  for (int k : op.absent_to_declare(absent).indices()) result.declared_absent.push_back(k);
+  return result;
+}
+
 std::vector<nvinfer1::ITensor*> add_op(nvinfer1::INetworkDefinition& network, std::string_view name,
                                        std::span<nvinfer1::ITensor* const> inputs,
                                        const Attributes& attributes,
@@ -36,6 +64,7 @@ std::vector<nvinfer1::ITensor*> add_op(nvinfer1::INetworkDefinition& network, st
                 std::to_string(op.num_shape_inputs()) + " shape inputs, got " +
                 std::to_string(inputs.size()) + " and " + std::to_string(shape_inputs.size()));
   }
+  const LayerInputs passed = layer_inputs(op, inputs);
   // Not a structured binding: clang 14 cannot capture one in a lambda.
   for (const auto& given : attributes) {
     const std::string& attribute = given.first;
@@ -58,7 +87,7 @@ std::vector<nvinfer1::ITensor*> add_op(nvinfer1::INetworkDefinition& network, st
                        ") is required");
     }
   }
-  const FieldList fields = op.encode_fields(values);
+  const FieldList fields = encode_attributes(op.schema(), values, passed.declared_absent);
   std::vector<nvinfer1::PluginField> plugin_fields;
   const nvinfer1::PluginFieldCollection collection = to_trt(fields, plugin_fields);
   nvinfer1::IPluginCreatorV3One* creator = creator_for(op.qualified_name());
@@ -69,7 +98,7 @@ std::vector<nvinfer1::ITensor*> add_op(nvinfer1::INetworkDefinition& network, st
       creator->createPlugin(layer.c_str(), &collection, nvinfer1::TensorRTPhase::kBUILD));
   if (!plugin) throw Error(who + "could not create the plugin (see the log)");
   nvinfer1::IPluginV3Layer* added = network.addPluginV3(
-      inputs.data(), static_cast<std::int32_t>(inputs.size()), shape_inputs.data(),
+      passed.tensors.data(), static_cast<std::int32_t>(passed.tensors.size()), shape_inputs.data(),
       static_cast<std::int32_t>(shape_inputs.size()), *plugin);
   if (added == nullptr) throw Error(who + "TensorRT did not add the plugin layer");
   added->setName(layer.c_str());

@@ -37,16 +37,21 @@ DType dtype_of_tensor(DataType type, const std::string& tensor) {
 // TensorRT passed in; handles are IDimensionExpr pointers, valid during getOutputShapes only.
 class BuilderSink final : public DimSink {
  public:
+  // `present`: the op input index of each tensor TensorRT passed (symbols name op inputs).
   BuilderSink(nvinfer1::IExprBuilder& builder, const nvinfer1::DimsExprs* inputs,
-              const nvinfer1::DimsExprs* shape_inputs, int first_size_output)
+              std::span<const int> present, const nvinfer1::DimsExprs* shape_inputs,
+              int first_size_output)
       : builder_(builder),
         inputs_(inputs),
+        present_(present),
         shape_inputs_(shape_inputs),
         first_size_output_(first_size_output) {}
 
   Handle constant(std::int64_t value) override { return checked(builder_.constant(value)); }
   Handle input_extent(int input, int axis, std::string_view) override {
-    return inputs_[input].d[axis];
+    const auto position = std::find(present_.begin(), present_.end(), input);
+    if (position == present_.end()) throw Error("an absent input's extent was used");
+    return inputs_[position - present_.begin()].d[axis];
   }
   Handle shape_value(int shape_input, int index, std::string_view) override {
     return shape_inputs_[shape_input].d[index];
@@ -72,6 +77,7 @@ class BuilderSink final : public DimSink {
   }
   nvinfer1::IExprBuilder& builder_;
   const nvinfer1::DimsExprs* inputs_;
+  std::span<const int> present_;
   const nvinfer1::DimsExprs* shape_inputs_;
   int first_size_output_;
   std::vector<int> declared_;
@@ -96,10 +102,12 @@ class Plugin final : public nvinfer1::IPluginV3,
                      public nvinfer1::IPluginV3OneBuildV2,
                      public nvinfer1::IPluginV3OneRuntime {
  public:
-  Plugin(const Op& op, std::vector<AttrValue> attributes, std::string instance)
+  Plugin(const Op& op, std::vector<AttrValue> attributes, AbsentInputs declared_absent,
+         std::string instance)
       : op_(&op),
         attributes_(std::move(attributes)),
         bound_(op.bind_attributes(attributes_)),
+        declared_absent_(declared_absent),
         instance_(std::move(instance)) {}
 
   // ---- IPluginV3 ----
@@ -136,14 +144,16 @@ class Plugin final : public nvinfer1::IPluginV3,
                                   const DataType* input_types,
                                   std::int32_t nb_inputs) const noexcept override {
     return guarded(*op_, instance_, "getOutputDataTypes", kFailure, [&] {
-      expect_count("inputs", nb_inputs, op_->num_inputs());
+      const AbsentInputs absent = absent_for(nb_inputs);
       expect_count("outputs", nb_outputs, op_->num_outputs());
-      std::vector<DType> inputs;
-      for (int k = 0; k < nb_inputs; ++k) {
-        inputs.push_back(dtype_of_tensor(input_types[k], op_->input(k).name));
+      const std::vector<int> present = op_->present_inputs(absent);
+      std::vector<DType> inputs(std::size_t(op_->num_inputs()), DType::Float32);
+      for (int p = 0; p < nb_inputs; ++p) {
+        const int k = present[std::size_t(p)];
+        inputs[std::size_t(k)] = dtype_of_tensor(input_types[p], op_->input(k).name);
       }
       for (int j = 0; j < nb_outputs; ++j) {
-        output_types[j] = *to_trt(op_->output_dtype(j, inputs, attributes_));
+        output_types[j] = *to_trt(op_->output_dtype(j, inputs, attributes_, absent));
       }
       return 0;
     });
@@ -155,7 +165,8 @@ class Plugin final : public nvinfer1::IPluginV3,
                                std::int32_t nb_outputs,
                                nvinfer1::IExprBuilder& builder) noexcept override {
     return guarded(*op_, instance_, "getOutputShapes", kFailure, [&] {
-      expect_count("inputs", nb_inputs, op_->num_inputs());
+      const AbsentInputs absent = absent_for(nb_inputs);
+      const std::vector<int> present = op_->present_inputs(absent);
       expect_count("shape inputs", nb_shape_inputs, op_->num_shape_inputs());
       expect_count("outputs", nb_outputs, op_->num_outputs());
       // Extents TensorRT already knows enter as constants, so they fold before reaching it.
@@ -172,18 +183,23 @@ class Plugin final : public nvinfer1::IPluginV3,
         }
         return result;
       };
-      const std::vector<Shape> in = shapes_of(
-          inputs, nb_inputs, [&](int k) { return op_->input(k).name; },
-          [](int k, int i, std::string label) { return Dim::input_extent(k, i, label); });
+      // By op input index: an absent input's entry stays empty.
+      const std::vector<Shape> passed = shapes_of(
+          inputs, nb_inputs, [&](int p) { return op_->input(present[std::size_t(p)]).name; },
+          [&](int p, int i, std::string label) {
+            return Dim::input_extent(present[std::size_t(p)], i, label);
+          });
+      std::vector<Shape> in(std::size_t(op_->num_inputs()));
+      for (int p = 0; p < nb_inputs; ++p) in[std::size_t(present[std::size_t(p)])] = passed[p];
       const std::vector<Shape> shape_in = shapes_of(
           shape_inputs, nb_shape_inputs, [&](int k) { return op_->shape_input(k).name; },
           [](int k, int i, std::string label) { return Dim::shape_value(k, i, label); });
       ShapeScope scope;
-      std::vector<Shape> shapes = op_->output_shapes(in, shape_in, attributes_, scope);
+      std::vector<Shape> shapes = op_->output_shapes(in, shape_in, attributes_, scope, absent);
       const std::vector<Requirement> folded =
           fold_shape_value_requirements(shapes, scope.requirements());
       if (!folded.empty()) log_folded_requirements(folded);
-      BuilderSink sink(builder, inputs, shape_inputs, op_->num_returns());
+      BuilderSink sink(builder, inputs, present, shape_inputs, op_->num_returns());
       Lowering lowering(sink);
       for (int j = 0; j < op_->num_returns(); ++j) {
         const Shape& shape = shapes[std::size_t(j)];
@@ -208,18 +224,23 @@ class Plugin final : public nvinfer1::IPluginV3,
                                  std::int32_t nb_inputs,
                                  std::int32_t nb_outputs) noexcept override {
     return guarded(*op_, instance_, "supportsFormatCombination", false, [&] {
-      expect_count("inputs", nb_inputs, op_->num_inputs());
+      const AbsentInputs absent = absent_for(nb_inputs);
       expect_count("outputs", nb_outputs, op_->num_outputs());
       if (pos < 0 || pos >= nb_inputs + nb_outputs) return false;
+      // TensorRT's positions (present inputs, outputs) onto the op's (every input, outputs).
+      const std::vector<int> present = op_->present_inputs(absent);
+      auto op_position = [&](int p) {
+        return p < nb_inputs ? present[std::size_t(p)] : op_->num_inputs() + (p - nb_inputs);
+      };
       // Only positions 0..pos are read, as TensorRT requires.
-      std::vector<PortDesc> ports;
+      std::vector<PortDesc> ports(std::size_t(op_position(pos)) + 1);
       for (int p = 0; p <= pos; ++p) {
         const auto dtype = from_trt(in_out[p].desc.type);
         const auto format = from_trt(in_out[p].desc.format);
         if (!dtype || !format) return false;
-        ports.push_back({*dtype, *format});
+        ports[std::size_t(op_position(p))] = {*dtype, *format};
       }
-      return op_->supports(pos, ports, attributes_);
+      return op_->supports(op_position(pos), ports, attributes_, absent);
     });
   }
 
@@ -227,12 +248,14 @@ class Plugin final : public nvinfer1::IPluginV3,
                                const nvinfer1::DynamicPluginTensorDesc* out,
                                std::int32_t nb_outputs) noexcept override {
     return guarded(*op_, instance_, "configurePlugin", kFailure, [&] {
-      expect_count("inputs", nb_inputs, op_->num_inputs());
+      configured_absent_ = absent_for(nb_inputs);
       expect_count("outputs", nb_outputs, op_->num_outputs());
-      check_profile_requirements(in);
-      configured_dtypes_.clear();
-      for (int k = 0; k < nb_inputs; ++k) {
-        configured_dtypes_.push_back(dtype_of_tensor(in[k].desc.type, op_->input(k).name));
+      const std::vector<int> present = op_->present_inputs(configured_absent_);
+      check_profile_requirements(in, present, configured_absent_);
+      configured_dtypes_.assign(std::size_t(op_->num_inputs()), DType::Float32);
+      for (int p = 0; p < nb_inputs; ++p) {
+        const int k = present[std::size_t(p)];
+        configured_dtypes_[std::size_t(k)] = dtype_of_tensor(in[p].desc.type, op_->input(k).name);
       }
       for (int j = 0; j < op_->num_returns(); ++j) {
         configured_dtypes_.push_back(dtype_of_tensor(out[j].desc.type, op_->output_name(j)));
@@ -246,19 +269,20 @@ class Plugin final : public nvinfer1::IPluginV3,
                                std::int32_t) const noexcept override {
     return guarded(*op_, instance_, "getWorkspaceSize", std::size_t{0}, [&] {
       if (!op_->has_workspace()) return std::size_t{0};
-      expect_count("inputs", nb_inputs, op_->num_inputs());
-      std::vector<Shape> largest;
-      for (int k = 0; k < nb_inputs; ++k) {
-        largest.push_back(Shape::concrete(
-            std::span<const std::int64_t>(inputs[k].max.d, std::size_t(inputs[k].max.nbDims))));
+      const AbsentInputs absent = absent_for(nb_inputs);
+      const std::vector<int> present = op_->present_inputs(absent);
+      std::vector<Shape> largest(std::size_t(op_->num_inputs()));
+      for (int p = 0; p < nb_inputs; ++p) {
+        largest[std::size_t(present[std::size_t(p)])] = Shape::concrete(
+            std::span<const std::int64_t>(inputs[p].max.d, std::size_t(inputs[p].max.nbDims)));
       }
-      return op_->workspace_size(largest, shape_inputs_unknown(), attributes_);
+      return op_->workspace_size(largest, shape_inputs_unknown(), attributes_, absent);
     });
   }
 
   std::int32_t getNbTactics() noexcept override {
     return guarded(*op_, instance_, "getNbTactics", 0, [&] {
-      const int count = op_->tactic_count(configured_dtypes_);
+      const int count = op_->tactic_count(configured_dtypes_, configured_absent_);
       return count > 1 ? count : 0;
     });
   }
@@ -280,6 +304,12 @@ class Plugin final : public nvinfer1::IPluginV3,
             (a == 0 ? "(" : ",") + op_->attributes()[a]->name + "=" + to_string(attributes_[a]);
       }
       if (!attributes_.empty()) timing_cache_id_ += ")";
+      // Which inputs are absent changes what the kernel does, as an attribute would.
+      for (int k : declared_absent_.indices()) {
+        timing_cache_id_ +=
+            (k == declared_absent_.indices().front() ? "[absent " : ",") + op_->input(k).name;
+      }
+      if (!declared_absent_.empty()) timing_cache_id_ += "]";
       return timing_cache_id_.c_str();
     });
   }
@@ -310,18 +340,22 @@ class Plugin final : public nvinfer1::IPluginV3,
                              std::int32_t nb_outputs) noexcept override {
     return guarded(*op_, instance_, "onShapeChange", kFailure, [&] {
       launcher_ = nullptr;
-      expect_count("inputs", nb_inputs, op_->num_inputs());
+      const AbsentInputs absent = absent_for(nb_inputs);
       expect_count("outputs", nb_outputs, op_->num_outputs());
-      inputs_.clear();
+      present_ = op_->present_inputs(absent);
+      TensorRef absent_ref;
+      absent_ref.present = false;
+      inputs_.assign(std::size_t(op_->num_inputs()), absent_ref);
       outputs_.clear();
       size_outputs_.clear();
-      std::vector<DType> dtypes;
-      std::vector<Shape> input_shapes;
-      for (int k = 0; k < nb_inputs; ++k) {
-        inputs_.push_back(tensor_ref(in[k], op_->input(k).name));
-        dtypes.push_back(inputs_.back().dtype);
-        input_shapes.push_back(Shape::concrete(
-            std::span<const std::int64_t>(in[k].dims.d, std::size_t(in[k].dims.nbDims))));
+      std::vector<DType> dtypes(std::size_t(op_->num_inputs()), DType::Float32);
+      std::vector<Shape> input_shapes(std::size_t(op_->num_inputs()));
+      for (int p = 0; p < nb_inputs; ++p) {
+        const auto k = std::size_t(present_[std::size_t(p)]);
+        inputs_[k] = tensor_ref(in[p], op_->input(int(k)).name);
+        dtypes[k] = inputs_[k].dtype;
+        input_shapes[k] = Shape::concrete(
+            std::span<const std::int64_t>(in[p].dims.d, std::size_t(in[p].dims.nbDims)));
       }
       for (int j = 0; j < nb_outputs; ++j) {
         TensorRef ref = tensor_ref(out[j], op_->output_name(j));
@@ -333,16 +367,17 @@ class Plugin final : public nvinfer1::IPluginV3,
           size_outputs_.push_back(ref);
         }
       }
-      const LauncherEntry* launcher = &op_->launcher_for(dtypes, tactic_);
+      const LauncherEntry* launcher = &op_->launcher_for(dtypes, tactic_, absent);
       // With concrete extents, requirements on them are decided (a failed one throws). Ops with
       // shape inputs are left to getOutputShapes: their values are not visible at run time.
       const std::vector<Shape> shape_inputs = shape_inputs_unknown();
       if (op_->num_shape_inputs() == 0) {
         ShapeScope scope;
-        op_->output_shapes(input_shapes, shape_inputs, attributes_, scope);
+        op_->output_shapes(input_shapes, shape_inputs, attributes_, scope, absent);
       }
-      workspace_size_ =
-          op_->has_workspace() ? op_->workspace_size(input_shapes, shape_inputs, attributes_) : 0;
+      workspace_size_ = op_->has_workspace()
+                            ? op_->workspace_size(input_shapes, shape_inputs, attributes_, absent)
+                            : 0;
       launcher_ = launcher;
       return 0;
     });
@@ -354,8 +389,8 @@ class Plugin final : public nvinfer1::IPluginV3,
                        cudaStream_t stream) noexcept override {
     return guarded(*op_, instance_, "enqueue", kFailure, [&] {
       if (launcher_ == nullptr) throw Error("enqueue without a successful onShapeChange");
-      for (std::size_t k = 0; k < inputs_.size(); ++k) {
-        inputs_[k].data = const_cast<void*>(inputs[k]);
+      for (std::size_t p = 0; p < present_.size(); ++p) {
+        inputs_[std::size_t(present_[p])].data = const_cast<void*>(inputs[p]);
       }
       for (std::size_t j = 0; j < outputs_.size(); ++j) outputs_[j].data = outputs[j];
       for (std::size_t s = 0; s < size_outputs_.size(); ++s) {
@@ -388,7 +423,7 @@ class Plugin final : public nvinfer1::IPluginV3,
   const nvinfer1::PluginFieldCollection* getFieldsToSerialize() noexcept override {
     return guarded<const nvinfer1::PluginFieldCollection*>(
         *op_, instance_, "getFieldsToSerialize", nullptr, [&] {
-          serialized_ = op_->encode_fields(attributes_);
+          serialized_ = op_->encode_fields(attributes_, declared_absent_);
           collection_ = to_trt(serialized_, fields_);
           return &collection_;
         });
@@ -414,26 +449,30 @@ class Plugin final : public nvinfer1::IPluginV3,
   // engine that accepts shapes the op refuses: the build fails here instead. Requirements on
   // shape-input values are left to getOutputShapes (their values are not known here), and so are
   // ops with SymInt[] arguments, whose lengths are not known here either.
-  void check_profile_requirements(const nvinfer1::DynamicPluginTensorDesc* in) const {
+  void check_profile_requirements(const nvinfer1::DynamicPluginTensorDesc* in,
+                                  const std::vector<int>& present,
+                                  const AbsentInputs& absent) const {
     for (int k = 0; k < op_->num_shape_inputs(); ++k) {
       if (op_->shape_input(k).type.is_list) return;
     }
     const auto check_at = [&](const char* point, auto&& dims_of) {
-      std::vector<Shape> shapes;
+      std::vector<Shape> shapes(std::size_t(op_->num_inputs()));  // absent inputs stay empty
       std::string text;
-      for (int k = 0; k < op_->num_inputs(); ++k) {
-        const nvinfer1::Dims& dims = dims_of(in[k]);
+      for (std::size_t p = 0; p < present.size(); ++p) {
+        const int k = present[p];
+        const nvinfer1::Dims& dims = dims_of(in[p]);
         if (dims.nbDims < 0 || dims.nbDims > kMaxRank) return;
         const std::span<const std::int64_t> extents(dims.d, std::size_t(dims.nbDims));
         if (std::any_of(extents.begin(), extents.end(), [](std::int64_t e) { return e < 0; })) {
           return;  // not a profile: nothing to check
         }
-        shapes.push_back(Shape::concrete(extents));
-        text += (text.empty() ? "" : ", ") + op_->input(k).name + " " + to_string(shapes.back());
+        shapes[std::size_t(k)] = Shape::concrete(extents);
+        text += (text.empty() ? "" : ", ") + op_->input(k).name + " " +
+                to_string(shapes[std::size_t(k)]);
       }
       try {
         ShapeScope scope;
-        op_->output_shapes(shapes, shape_inputs_unknown(), attributes_, scope);
+        op_->output_shapes(shapes, shape_inputs_unknown(), attributes_, scope, absent);
       } catch (const ShapeError& e) {
         std::string what = e.what();
         const std::string prefix = "op '" + op_->qualified_name() + "': ";
@@ -470,6 +509,15 @@ class Plugin final : public nvinfer1::IPluginV3,
     }
   }
 
+  // The inputs absent in a call where TensorRT passes `nb_inputs` tensors: those the reserved
+  // field declared, and the trailing ones it leaves out. Too many or a required one missing
+  // throws.
+  AbsentInputs absent_for(std::int32_t nb_inputs) const {
+    const int most = op_->num_inputs() - static_cast<int>(declared_absent_.indices().size());
+    if (nb_inputs < 0 || nb_inputs > most) expect_count("inputs", nb_inputs, most);
+    return op_->absent_inputs(declared_absent_, nb_inputs);
+  }
+
   // Shape inputs' values (and a SymInt[]'s length) are only visible to getOutputShapes; a
   // workspace function that uses them fails with a message saying so.
   std::vector<Shape> shape_inputs_unknown() const {
@@ -486,11 +534,14 @@ class Plugin final : public nvinfer1::IPluginV3,
   const Op* op_;
   std::vector<AttrValue> attributes_;
   std::vector<BoundValues> bound_;  // user-bound attribute types, decoded once (shared by clones)
+  AbsentInputs declared_absent_;    // by the reserved field; trailing ones by TensorRT's count
   std::string instance_;
-  std::vector<DType> configured_dtypes_;
+  std::vector<DType> configured_dtypes_;  // by op input index (absent ones' entries unread)
+  AbsentInputs configured_absent_;
   std::int32_t tactic_ = 0;
   const LauncherEntry* launcher_ = nullptr;
-  std::vector<TensorRef> inputs_;
+  std::vector<int> present_;       // the op input index of each tensor TensorRT passes
+  std::vector<TensorRef> inputs_;  // by op input index
   std::vector<TensorRef> outputs_;
   std::vector<TensorRef> size_outputs_;
   std::size_t workspace_size_ = 0;
@@ -503,8 +554,8 @@ class Plugin final : public nvinfer1::IPluginV3,
 }  // namespace
 
 nvinfer1::IPluginV3* make_plugin(const Op& op, std::vector<AttrValue> attributes,
-                                 std::string instance) {
-  return new Plugin(op, std::move(attributes), std::move(instance));
+                                 AbsentInputs declared_absent, std::string instance) {
+  return new Plugin(op, std::move(attributes), declared_absent, std::move(instance));
 }
 
 }  // namespace autoplugin::trt

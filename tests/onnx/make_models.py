@@ -65,6 +65,14 @@ def main():
          inputs=("x", "size"))
     save(out_dir, "int64_tensor", [node("circular_pad", ["x"], "y", "pad",
                                         padding=numpy_helper.from_array(np.array([1, 1], np.int64)))])
+    # Absent optional inputs of bias_act(x, weight?, bias?): empty names (the parser passes a
+    # null tensor for each), and the two forms a plugin made by autoplugin understands.
+    save(out_dir, "absent_inputs", [
+        node("bias_act", ["x", "w", ""], "a", "trailing_empty"),
+        node("bias_act", ["a", "", "b"], "c", "middle_empty"),
+        node("bias_act", ["c", "w"], "d", "left_out"),
+        node("bias_act", ["d", "b"], "e", "declared", autoplugin_absent_inputs=[1]),
+    ], inputs=("x", "w", "b"))
     # A hand-written plugin (tests/trt/planted_bugs.cpp) that reads a string by its length,
     # which counts the NUL the parser appends.
     save(out_dir, "planted_string", [

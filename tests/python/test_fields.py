@@ -129,6 +129,35 @@ class ShapePrograms(unittest.TestCase):
         self.assertIn("(int32, float32, int32, int64)  arithmetic<std::int32_t>",
                       str(caught.exception))
 
+    def test_none_for_a_tensor_input_is_an_absent_one(self):
+        op = "pytest::optional_inputs"
+
+        def shapes(ranks, sizes, dtypes):
+            program = self.library.shape_program(op, ranks, dtypes, [], [])
+            values = shape_program.evaluate(program, sizes, [], lambda *a: None)
+            return shape_program.output_shapes(program, values)
+
+        self.assertEqual(shapes([2, 1, 1], [(4, 5), (3,), (6,)], ["float32"] * 3), [[4, 3, 16]])
+        self.assertEqual(shapes([2, -1, 1], [(4, 5), (), (6,)], ["float32", "", "float32"]),
+                         [[4, 1, 16]])
+        self.assertEqual(shapes([2, -1, -1], [(4, 5), (), ()], ["float32", "", ""]), [[4, 1, 2]])
+        with self.assertRaisesRegex(LibraryError, r"argument 'x' \(Tensor\) is required, got None"):
+            shapes([-1, 1, 1], [(), (3,), (6,)], ["", "float32", "float32"])
+
+    def test_a_converter_leaves_out_trailing_absent_inputs_and_declares_the_others(self):
+        from autoplugin import torch_tensorrt
+
+        op = self.library.op("pytest::optional_inputs")
+        request = torch_tensorrt.plugin_request(op, ["x", None, "b"], {})
+        self.assertEqual(request.tensor_arguments, ["x", "b"])
+        self.assertEqual(request.absent_inputs, [1])
+        self.assertEqual(request.fields, [fields.absent_inputs_field([1])])
+        self.assertEqual(self.library.decode_fields(op["name"], request.fields)["warnings"], [])
+        request = torch_tensorrt.plugin_request(op, ["x", "w"], {})
+        self.assertEqual((request.tensor_arguments, request.fields), (["x", "w"], []))
+        with self.assertRaisesRegex(ValueError, r"argument 'x' \(Tensor\) is required"):
+            torch_tensorrt.plugin_request(op, [None], {})
+
     def test_an_unknown_op_names_the_ops_there_are(self):
         with self.assertRaisesRegex(LibraryError, "no op 'pytest::nope'.*pytest::arithmetic"):
             self.library.op("pytest::nope")

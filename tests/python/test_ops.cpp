@@ -36,6 +36,14 @@ std::pair<ap::Shape, ap::Shape> arithmetic_shape(ap::Shape x, ap::Shape y, std::
 std::int32_t count(ap::In<float>, ap::Out<std::int64_t>, ap::SizeOut, ap::Stream) { return 0; }
 ap::Shape count_shape(ap::Shape x) { return {ap::size_tensor(x.numel() / 2, x.numel()), 1}; }
 
+// Tensor? inputs: the output's extents say which were present (a null-free shape program).
+void optional_inputs(ap::In<float>, ap::OptIn<float>, ap::OptIn<float>, ap::Out<float>,
+                     ap::Stream) {}
+ap::Shape optional_inputs_shape(ap::Shape x, std::optional<ap::Shape> w,
+                                std::optional<ap::Shape> b) {
+  return {x[0], w ? (*w)[0] : ap::Dim(1), b ? (*b)[0] + 10 : ap::Dim(2)};
+}
+
 }  // namespace
 
 AUTOPLUGIN_OP(
@@ -47,3 +55,5 @@ AUTOPLUGIN_OP("pytest::arithmetic(Tensor x, Tensor y, int k=0) -> (Tensor a, Ten
               arithmetic_shape, arithmetic<float>, arithmetic<std::int32_t>)
     .output_dtype("b", ap::fixed_dtype(ap::DType::Int64));
 AUTOPLUGIN_OP("pytest::count(Tensor x) -> Tensor", count_shape, count);
+AUTOPLUGIN_OP("pytest::optional_inputs(Tensor x, Tensor? w=None, Tensor? b=None) -> Tensor",
+              optional_inputs_shape, optional_inputs);

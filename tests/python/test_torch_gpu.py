@@ -146,6 +146,26 @@ class OnTheGpu(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, "rounding is \"none\", \"floor\" or \"nearest\""):
             ops.scale_shift(torch.zeros(2, device="cuda"), rounding="up")
 
+    def test_absent_optional_inputs_reach_the_launcher_as_absent(self):
+        torch = self.torch
+        op = torch.ops.torchtrt_ex.bias_act
+        x = torch.randn(3, 5, 4, device="cuda")
+        w = torch.randn(5, device="cuda")
+        b = torch.randn(5, device="cuda")
+        per_channel = (1, 5, 1)
+        torch.testing.assert_close(op(x, w, b), x * w.view(per_channel) + b.view(per_channel))
+        torch.testing.assert_close(op(x, None, b), x + b.view(per_channel))
+        torch.testing.assert_close(op(x, weight=w), x * w.view(per_channel))
+        torch.testing.assert_close(op(x, relu=True), torch.relu(x))
+        # A present tensor without elements is present: x of 0 batches with weight and bias.
+        empty = torch.zeros(0, 5, 4, device="cuda")
+        self.assertEqual(op(empty, w, b).shape, (0, 5, 4))
+        for args in [(x, None, b), (x, w, None), (x, None, None)]:
+            results = torch.library.opcheck(op.default, args, {})
+            self.assertTrue(all(v == "SUCCESS" for v in results.values()), results)
+        with self.assertRaisesRegex(RuntimeError, "argument 'x'"):
+            op(None, w, b)
+
     def test_a_non_contiguous_input_is_read_through_a_dense_copy(self):
         torch = self.torch
         x = torch.randn(6, 10, device="cuda").t()

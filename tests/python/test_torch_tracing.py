@@ -78,6 +78,22 @@ class Tracing(unittest.TestCase):
             self.assertEqual(self.ops.scale_shift(torch.empty(2, 3, dtype=torch.float16),
                                                   rounding="floor").dtype, torch.float16)
 
+    def test_none_for_an_optional_tensor_is_traced(self):
+        from torch._subclasses.fake_tensor import FakeTensorMode
+
+        torch = self.torch
+        with FakeTensorMode():
+            x, b = torch.empty(3, 8, 5, dtype=torch.bfloat16), torch.empty(8, dtype=torch.bfloat16)
+            self.assertEqual(tuple(self.ops.bias_act(x, None, b).shape), (3, 8, 5))
+            self.assertEqual(tuple(self.ops.bias_act(x).shape), (3, 8, 5))
+            with self.assertRaisesRegex(RuntimeError, "one value per channel"):
+                self.ops.bias_act(x, torch.empty(7, dtype=torch.bfloat16))
+        d = torch.export.Dim.DYNAMIC
+        (out,) = self.export(lambda x: self.ops.bias_act(x, None, None, relu=True),
+                             (torch.zeros(2, 4, 6),), ({0: d, 2: d},))
+        self.assertRegex(str(out.shape[0]), r"^s\d+$")
+        self.assertEqual(int(out.shape[1]), 4)
+
     def test_a_failed_requirement_is_a_runtime_error_with_its_message(self):
         from torch._subclasses.fake_tensor import FakeTensorMode
 

@@ -1,5 +1,6 @@
 #include "case.h"
 
+#include <autoplugin/attr.h>
 #include <autoplugin/backend.h>
 #include <autoplugin/error.h>
 
@@ -8,6 +9,14 @@
 #include <fstream>
 
 namespace autoplugin::check {
+
+std::vector<std::size_t> present_inputs(const CheckCase& c) {
+  std::vector<std::size_t> present;
+  for (std::size_t k = 0; k < c.inputs.size(); ++k) {
+    if (!c.inputs[k].absent) present.push_back(k);
+  }
+  return present;
+}
 
 std::string point_name(Point point) {
   return point == Point::Min ? "min" : point == Point::Opt ? "opt" : "max";
@@ -129,8 +138,16 @@ CheckFile parse_check_file(const nlohmann::json& json, const std::string& origin
                   "strings_count_nul", "expect_error"},
                  where);
       if (!c.contains("inputs")) throw Error(where + ": needs \"inputs\"");
+      if (!c["inputs"].is_array()) throw Error(where + ".inputs: expected a list");
       int k = 0;
       for (const auto& input : c["inputs"]) {
+        if (input.is_null()) {  // an absent Tensor? input
+          InputSpec absent;
+          absent.absent = true;
+          parsed.inputs.push_back(absent);
+          ++k;
+          continue;
+        }
         parsed.inputs.push_back(parse_input(input, where + ".inputs[" + std::to_string(k++) + "]"));
       }
       if (c.contains("shape_inputs")) {
@@ -147,6 +164,17 @@ CheckFile parse_check_file(const nlohmann::json& json, const std::string& origin
       if (c.contains("attributes")) {
         if (!c["attributes"].is_object()) throw Error(where + ".attributes: expected an object");
         parsed.attributes = c["attributes"];
+      }
+      // Absent inputs before the last present one are declared in the reserved field.
+      std::size_t passed = parsed.inputs.size();
+      while (passed > 0 && parsed.inputs[passed - 1].absent) --passed;
+      nlohmann::json declared = nlohmann::json::array();
+      for (std::size_t i = 0; i < passed; ++i) {
+        if (parsed.inputs[i].absent) declared.push_back(i);
+      }
+      const std::string field(kAbsentInputsField);
+      if (!declared.empty() && !parsed.attributes.contains(field)) {
+        parsed.attributes[field] = declared;
       }
       if (c.contains("expect_shapes")) {
         for (const auto& shape : c["expect_shapes"]) {

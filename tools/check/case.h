@@ -22,6 +22,7 @@ enum class Point { Min, Opt, Max };
 std::string point_name(Point point);
 
 struct InputSpec {
+  bool absent = false;  // `null` in a case file: a Tensor? input given None
   DType dtype = DType::Float32;
   std::vector<std::int64_t> min, opt, max;  // the case runs at `opt`
   double low = -1.0, high = 1.0;            // uniform values in [low, high)
@@ -35,6 +36,9 @@ struct InputSpec {
 
 struct CheckCase {
   std::string name;
+  // One per tensor input of the op. Absent ones: trailing ones are left out of what TensorRT
+  // passes; the others are declared in the reserved field autoplugin_absent_inputs, which the
+  // loader adds to `attributes` (unless the case sets it itself).
   std::vector<InputSpec> inputs;
   std::vector<std::vector<std::int64_t>> shape_inputs;  // values of each shape input
   nlohmann::json attributes = nlohmann::json::object();
@@ -46,6 +50,9 @@ struct CheckCase {
   // The case must fail, with this text in a failed step (an op that must reject an input).
   std::optional<std::string> expect_error;
 };
+
+// The indices of the inputs TensorRT passes: the present ones, in order.
+std::vector<std::size_t> present_inputs(const CheckCase& c);
 
 struct CheckFile {
   std::string op;

@@ -62,8 +62,8 @@ bool CaseRun::step(const std::string& name, const std::function<std::string()>& 
 
 std::map<std::string, std::int64_t> CaseRun::bindings(Point point) const {
   std::map<std::string, std::int64_t> values;
-  for (std::size_t k = 0; k < case_.inputs.size(); ++k) {
-    const auto& dims = case_.inputs[k].at(point);
+  for (std::size_t k = 0; k < present_.size(); ++k) {
+    const auto& dims = passed_input(k).at(point);
     for (std::size_t i = 0; i < dims.size(); ++i) {
       values["in" + std::to_string(k) + "[" + std::to_string(i) + "]"] = dims[i];
     }
@@ -135,9 +135,11 @@ bool CaseRun::check_capabilities() {
 
 bool CaseRun::output_types_and_shapes() {
   auto* build = build_of(*plugin_);
-  nb_inputs_ = static_cast<int>(case_.inputs.size());
+  nb_inputs_ = static_cast<int>(present_.size());
   nb_outputs_ = build->getNbOutputs();
-  for (const auto& in : case_.inputs) input_types_.push_back(*trt::to_trt(in.dtype));
+  for (std::size_t k = 0; k < present_.size(); ++k) {
+    input_types_.push_back(*trt::to_trt(passed_input(k).dtype));
+  }
   const bool types_ok = step("getOutputDataTypes", [&]() -> std::string {
     if (nb_outputs_ <= 0) return "getNbOutputs returned " + std::to_string(nb_outputs_);
     output_types_.assign(std::size_t(nb_outputs_), DataType::kFLOAT);
@@ -154,8 +156,8 @@ bool CaseRun::output_types_and_shapes() {
 
   return step("getOutputShapes", [&]() -> std::string {
     std::vector<nvinfer1::DimsExprs> in;
-    for (std::size_t k = 0; k < case_.inputs.size(); ++k) {
-      const InputSpec& spec = case_.inputs[k];
+    for (std::size_t k = 0; k < present_.size(); ++k) {
+      const InputSpec& spec = passed_input(k);
       // Extents fixed across the profile are constants, as TensorRT passes them.
       std::vector<std::int64_t> known;
       for (std::size_t i = 0; i < spec.opt.size(); ++i) {
@@ -274,7 +276,7 @@ std::string CaseRun::extent_problem() const {
 }
 
 nvinfer1::PluginTensorDesc CaseRun::input_desc(std::size_t k, Point point) const {
-  return linear_desc(input_types_[k], case_.inputs[k].at(point));
+  return linear_desc(input_types_[k], passed_input(k).at(point));
 }
 
 std::vector<nvinfer1::PluginTensorDesc> CaseRun::output_descs(Point point) const {
@@ -306,7 +308,7 @@ CaseRun::ProfileDescs CaseRun::profile_descs(std::optional<Point> fixed) const {
   };
   ProfileDescs descs;
   for (int k = 0; k < nb_inputs_; ++k) {
-    const InputSpec& spec = case_.inputs[std::size_t(k)];
+    const InputSpec& spec = passed_input(std::size_t(k));
     const std::vector<std::int64_t> at_point[] = {spec.min, spec.opt, spec.max};
     descs.in.push_back(describe(input_types_[std::size_t(k)], at_point));
   }
@@ -416,7 +418,8 @@ std::string CaseRun::workspace_problem(std::size_t bytes,
 void CaseRun::run() {
   report_.begin_case(case_.name);
   std::mt19937_64 rng(options_.seed);
-  for (const InputSpec& spec : case_.inputs) inputs_.push_back(random_tensor(spec, rng));
+  present_ = present_inputs(case_);
+  for (std::size_t k : present_) inputs_.push_back(random_tensor(case_.inputs[k], rng));
   if (!create_build_plugin() || !check_capabilities() || !output_types_and_shapes()) return;
   formats();
   if (!configure()) return;

@@ -108,6 +108,8 @@ class CaseRun {
   // profile fixed at one of its points asks for; "" when none.
   std::string workspace_problem(std::size_t bytes, const std::map<Point, std::size_t>& fixed) const;
   std::map<std::string, std::int64_t> bindings(Point point) const;
+  // The case's input at position `p` of what TensorRT passes (absent inputs are not passed).
+  const InputSpec& passed_input(std::size_t p) const { return case_.inputs[present_[p]]; }
   // An output's extents for `bindings`, -1 where data-dependent.
   std::vector<std::int64_t> extents(const nvinfer1::DimsExprs& e,
                                     const std::map<std::string, std::int64_t>& bindings) const;
@@ -125,6 +127,7 @@ class CaseRun {
 
   nvinfer1::IPluginCreatorV3One* creator_ = nullptr;
   PluginPtr plugin_;
+  std::vector<std::size_t> present_;  // the case's inputs TensorRT passes, in order
   int nb_inputs_ = 0;
   int nb_outputs_ = 0;
   std::vector<nvinfer1::DataType> input_types_, output_types_;
@@ -134,7 +137,7 @@ class CaseRun {
   std::map<std::int32_t, std::int64_t> size_uppers_;  // output index -> upper bound at opt
   std::vector<std::int32_t> tactics_{0};
   std::size_t workspace_ = 0;
-  std::vector<HostTensor> inputs_;
+  std::vector<HostTensor> inputs_;  // one per passed input
   std::optional<std::vector<HostTensor>> first_outputs_;
   // While set (an attached plugin is alive), what the plugin reports through its error recorder
   // fails the step it was reported in.

@@ -42,11 +42,18 @@ std::optional<std::vector<HostTensor>> CaseRun::reference_outputs() {
       {"attributes",
        attributes_with_defaults(case_.attributes, Fields::copy_of(*serialized), *creator_)},
       {"shape_inputs", case_.shape_inputs}};
-  for (std::size_t k = 0; k < inputs_.size(); ++k) {
+  manifest["attributes"].erase(std::string(kAbsentInputsField));
+  // One entry per input of the op; an absent one is null (the reference gets None).
+  for (std::size_t k = 0, p = 0; k < case_.inputs.size(); ++k) {
+    if (case_.inputs[k].absent) {
+      manifest["inputs"].push_back(nullptr);
+      continue;
+    }
     const std::string file = "input" + std::to_string(k) + ".npy";
-    write_npy((dir / file).string(), inputs_[k]);
+    write_npy((dir / file).string(), inputs_[p]);
     manifest["inputs"].push_back(
-        {{"file", file}, {"dtype", dtype_name(inputs_[k].dtype)}, {"shape", inputs_[k].shape}});
+        {{"file", file}, {"dtype", dtype_name(inputs_[p].dtype)}, {"shape", inputs_[p].shape}});
+    ++p;
   }
   std::vector<int> compared;
   for (int j = 0; j < nb_outputs_; ++j) {
@@ -105,8 +112,8 @@ std::optional<std::vector<HostTensor>> CaseRun::execute(nvinfer1::IPluginV3& plu
     // An input whose shape does not change keeps the case's values (explicit ones, such as
     // offsets, stay valid); the others get seeded random values in their range.
     std::mt19937_64 rng(options_.seed + static_cast<std::uint64_t>(point));
-    for (std::size_t k = 0; k < case_.inputs.size(); ++k) {
-      InputSpec spec = case_.inputs[k];
+    for (std::size_t k = 0; k < present_.size(); ++k) {
+      InputSpec spec = passed_input(k);
       if (spec.at(point) == spec.opt) {
         point_inputs.push_back(inputs_[k]);
         continue;

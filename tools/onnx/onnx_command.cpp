@@ -1,5 +1,6 @@
 #include "onnx_command.h"
 
+#include <autoplugin/attr.h>
 #include <autoplugin/error.h>
 
 #include <algorithm>
@@ -29,8 +30,10 @@ void usage(std::ostream& out) {
          "  node's domain), converts the attributes the creator lists as the parser does,\n"
          "  calls createPlugin and reports what went wrong: a plugin not found (with the\n"
          "  nearest creators), attributes the parser drops or changes, the creator's errors,\n"
-         "  shape-input indices (tensorrt_plugin_shape_input_indices). Exits non-zero on any\n"
-         "  problem. Needs no GPU and no TensorRT runtime.\n";
+         "  shape-input indices (tensorrt_plugin_shape_input_indices), empty input names\n"
+         "  (absent optional inputs: the parser passes a null tensor for each; leave trailing\n"
+         "  ones out and list others in the INTS attribute autoplugin_absent_inputs). Exits\n"
+         "  non-zero on any problem. Needs no GPU and no TensorRT runtime.\n";
 }
 
 bool is_standard_domain(const std::string& domain) {
@@ -174,6 +177,47 @@ void create_plugin(const Node& node, nvinfer1::IPluginCreatorV3One& creator, Con
   }
 }
 
+// Empty input names: ONNX's absent optional inputs. TensorRT's ONNX parser (10.0 and later) does
+// not drop them: it passes a null ITensor* in the empty name's place to addPluginV3. A plugin made
+// by autoplugin counts only the tensors it gets, so an absent input must be left out instead:
+// trailing ones by ending the input list early, others by listing their indices in the reserved
+// field autoplugin_absent_inputs (an INTS attribute).
+void check_absent_inputs(const Node& node, const nvinfer1::PluginFieldCollection* field_names,
+                         nlohmann::json& entry) {
+  entry["absent_inputs"] = nlohmann::json::array();
+  std::size_t last_named = 0;  // one past the last input with a name
+  for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+    if (!node.inputs[i].empty()) last_named = i + 1;
+  }
+  bool creator_lists_field = false;
+  for (int f = 0; field_names != nullptr && f < field_names->nbFields; ++f) {
+    const char* name = field_names->fields[f].name;
+    creator_lists_field = creator_lists_field || (name != nullptr && name == kAbsentInputsField);
+  }
+  const std::string parser_does =
+      ": TensorRT's ONNX parser passes a null tensor in its place to addPluginV3 (it does not "
+      "leave it out)";
+  for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+    if (!node.inputs[i].empty()) continue;
+    entry["absent_inputs"].push_back(i);
+    std::string text = "input " + std::to_string(i) + " has an empty name (absent)" + parser_does;
+    if (i >= last_named) {
+      text +=
+          "; leave trailing absent inputs out of the node's input list (the plugin then "
+          "gets " +
+          std::to_string(last_named) + " inputs and treats the rest as absent)";
+    } else if (creator_lists_field) {
+      text += "; remove the empty name from the node's inputs and list " + std::to_string(i) +
+              " in the node's INTS attribute " + std::string(kAbsentInputsField) +
+              " (input indices as the op declares its inputs)";
+    } else {
+      text += "; the creator lists no " + std::string(kAbsentInputsField) +
+              " field, so this plugin must accept a null input tensor itself";
+    }
+    entry["problems"].push_back(text);
+  }
+}
+
 void check_shape_inputs(const Node& node, nlohmann::json& entry) {
   const Attribute* a = node.attribute("tensorrt_plugin_shape_input_indices");
   entry["shape_inputs"] = nlohmann::json::array();
@@ -240,6 +284,7 @@ nlohmann::json check_node(const Node& node, const std::vector<CreatorInfo>& crea
     return entry;
   }
   entry["creator"] = found->text();
+  check_absent_inputs(node, found->creator->getFieldNames(), entry);
   Conversion fields = convert_attributes(node, found->creator->getFieldNames());
   entry["fields"] = fields.sent;
   entry["dropped"] = fields.dropped;
@@ -299,6 +344,11 @@ void print_text(const nlohmann::json& report, std::ostream& out) {
         out << "       not set (the creator's defaults):";
         for (const auto& n : node["not_set"]) out << " " << n.get<std::string>();
         out << "\n";
+      }
+    }
+    if (node.contains("absent_inputs")) {
+      for (const auto& k : node["absent_inputs"]) {
+        out << "       absent input: input " << k.get<int>() << " (empty name)\n";
       }
     }
     for (const auto& s : node["shape_inputs"]) {

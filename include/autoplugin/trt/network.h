@@ -1,10 +1,12 @@
 // The C++ converter: adds a declared op to a TensorRT network by name, with typed attributes.
 #pragma once
 
+#include <autoplugin/op.h>
 #include <autoplugin/value.h>
 
 #include <NvInfer.h>
 
+#include <cstdint>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -20,8 +22,20 @@ using Attributes = std::vector<std::pair<std::string, AttrValue>>;
 
 // Adds `op` ("ns::name", or the plugin name alone) with these tensor inputs and SymInt/SymInt[]
 // shape inputs (1-D int64 shape tensors), returning the layer's outputs: the schema's returns,
-// then one 0-d size tensor per data-dependent extent. Throws autoplugin::Error naming the op and
-// the problem (unknown op, wrong input count, bad attribute, TensorRT refusing the layer).
+// then one 0-d size tensor per data-dependent extent. An input given as nullptr is absent (a
+// `Tensor?` passed None): trailing ones are left out of the layer's inputs, others are declared
+// in the plugin's reserved field autoplugin_absent_inputs. Throws autoplugin::Error naming the op
+// and the problem (unknown op, wrong input count, nullptr for a required input, bad attribute,
+// TensorRT refusing the layer).
+// How add_op passes `inputs` (one per tensor argument, nullptr where absent): the tensors the
+// layer gets, and the absent inputs the plugin's reserved field declares. Throws Error naming
+// the op and the argument for a nullptr given for a required input.
+struct LayerInputs {
+  std::vector<nvinfer1::ITensor*> tensors;
+  std::vector<std::int64_t> declared_absent;
+};
+LayerInputs layer_inputs(const Op& op, std::span<nvinfer1::ITensor* const> inputs);
+
 std::vector<nvinfer1::ITensor*> add_op(nvinfer1::INetworkDefinition& network, std::string_view op,
                                        std::span<nvinfer1::ITensor* const> inputs,
                                        const Attributes& attributes = {},
