@@ -94,6 +94,26 @@ class Tracing(unittest.TestCase):
         self.assertRegex(str(out.shape[0]), r"^s\d+$")
         self.assertEqual(int(out.shape[1]), 4)
 
+    def test_export_keeps_an_equality_between_extents(self):
+        torch = self.torch
+
+        class Model(torch.nn.Module):
+            def forward(self, x, weight):
+                return self.ops.bias_act(x, weight)
+
+        Model.ops = self.ops
+        channels, weights = torch.export.Dim("channels"), torch.export.Dim("weights")
+        with self.assertRaisesRegex(Exception, r"must always be equal"):
+            torch.export.export(Model(), (torch.zeros(2, 8, 5), torch.ones(8)),
+                                dynamic_shapes=({1: channels}, {0: weights}))
+        program = torch.export.export(Model(), (torch.zeros(2, 8, 5), torch.ones(8)),
+                                      dynamic_shapes=({1: channels}, {0: channels}))
+        self.assertEqual(len(program.range_constraints), 1)
+
+    def test_plain_ops_run_on_meta_tensors(self):
+        x = self.torch.empty(6, 5, 40, device="meta")
+        self.assertEqual(tuple(self.ops.row_sum(x).shape), (6, 5))
+
     def test_a_failed_requirement_is_a_runtime_error_with_its_message(self):
         from torch._subclasses.fake_tensor import FakeTensorMode
 
