@@ -267,6 +267,7 @@ void run_dtype(const char* dtype, cudaStream_t s) {
 }  // namespace
 
 int main() {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a time limit keeps what was printed
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf(
