@@ -1,7 +1,8 @@
 // Runs the candidate kernels of variants.cuh on the CPU, one thread after another, against a
 // per-element reference, on the same odd shapes (and misaligned pointers) as variants.cu: the
 // kernels' index logic checked without a GPU.
-//   g++ -O2 -std=c++17 host_check.cpp -o host_check && ./host_check
+//   python3 extract_op_kernel.py DIR/op_kernel.inc
+//   g++ -O2 -std=c++17 -I DIR host_check.cpp -o host_check && ./host_check
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -18,6 +19,9 @@ struct dim3 {
   unsigned x = 1, y = 1, z = 1;
 };
 using cudaStream_t = void*;
+using cudaError_t = int;
+constexpr cudaError_t cudaSuccess = 0;
+inline cudaError_t cudaGetLastError() { return cudaSuccess; }
 static dim3 blockIdx, threadIdx, blockDim, gridDim;
 #define __global__
 #define __device__

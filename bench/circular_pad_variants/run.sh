@@ -11,11 +11,13 @@ exec > >(tee "$out/variants.txt") 2>&1
 status=0
 nvidia-smi -L
 nvcc --version | tail -1
+# The op's kernel, as examples/circular_pad/circular_pad.cu has it now.
+python3 "$here/extract_op_kernel.py" "$out/op_kernel.inc" || status=1
 echo "== the CUDA variants' index logic on the CPU (host_check.cpp)"
-g++ -O2 -std=c++17 -w "$here/host_check.cpp" -o "$out/host_check" && "$out/host_check" | tail -5 ||
-  status=1
+g++ -O2 -std=c++17 -w -I "$out" "$here/host_check.cpp" -o "$out/host_check" &&
+  "$out/host_check" | tail -5 || status=1
 echo "== CUDA variants (variants.cu)"
-nvcc -O3 -arch=sm_90 -std=c++17 "$here/variants.cu" -o "$out/variants" &&
+nvcc -O3 -arch=sm_90 -std=c++17 -I "$out" "$here/variants.cu" -o "$out/variants" &&
   timeout 120 "$out/variants" || status=1
 echo
 echo "== Triton variants (triton_variants.py)"

@@ -234,7 +234,7 @@ def gpu_main():
             idle_copy = median_ms(lambda: flat_out.copy_(flat), busy=False)
             del flat, flat_out
             print(f"{name:<9} {str(list(shape)):<20} pad {str(padding):<14} {nbytes / MB:8.1f} MB"
-                  f" in+out: copy {copy:.4f} ms ({nbytes / MB / 1e3 / copy:.0f} GB/s; {idle_copy:.4f}"
+                  f" in+out: copy {copy:.4f} ms ({nbytes / MB / copy:.0f} GB/s; {idle_copy:.4f}"
                   " ms without the sleep)")
             out = torch.empty_like(expected)
             for variant, launch in variants:
@@ -244,7 +244,7 @@ def gpu_main():
                 failures += not ok
                 ms = median_ms(lambda: launch(x, out, g_in, g_out, g_before))
                 pct = copy / ms * 100
-                print(f"    {variant:<24} {ms:8.4f} ms {nbytes / MB / 1e3 / ms:6.0f} GB/s"
+                print(f"    {variant:<24} {ms:8.4f} ms {nbytes / MB / ms:6.0f} GB/s"
                       f" {pct:6.1f}% of copy{'' if ok else '  WRONG'}")
                 if nbytes >= 64 * MB:
                     key = (variant, name)

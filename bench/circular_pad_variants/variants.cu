@@ -172,7 +172,7 @@ void run_case(const char* dtype, const std::vector<std::int64_t>& shape,
     std::printf(
         "%-9s %-20s pad %-14s %8.1f MB in+out: copy %.4f ms (%.0f GB/s; %.4f ms "
         "without the spin kernel)\n",
-        dtype, text(shape).c_str(), text(padding).c_str(), mb, copy, mb / 1e3 / copy, idle_copy);
+        dtype, text(shape).c_str(), text(padding).c_str(), mb, copy, mb / copy, idle_copy);
   }
   for (const auto& v : variants<T>()) {
     CHECK(cudaMemsetAsync(y_alloc, 0xff, (p.out_count + offset_elements + kGuard) * sizeof(T), s));
@@ -214,8 +214,8 @@ void run_case(const char* dtype, const std::vector<std::int64_t>& shape,
     if (timed) {
       const float ms = time_ms([&] { v.launch(x, y, p, s); }, s);
       const double pct = copy / ms * 100;
-      std::printf("    %-24s %8.4f ms %6.0f GB/s %6.1f%% of copy%s\n", v.name, ms, mb / 1e3 / ms,
-                  pct, mismatches ? "  WRONG" : "");
+      std::printf("    %-24s %8.4f ms %6.0f GB/s %6.1f%% of copy%s\n", v.name, ms, mb / ms, pct,
+                  mismatches ? "  WRONG" : "");
       if (mb >= 64) {
         auto& w = worst[dtype];
         const double value = mismatches ? 0 : pct;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #ifndef PAD_LAUNCH
@@ -497,6 +498,53 @@ struct TileWindow {
   }
 };
 
+// The op's own kernel (examples/circular_pad/circular_pad.cu), extracted by
+// extract_op_kernel.py into op_kernel.inc (run.sh puts it on the include path).
+}  // namespace pad_variants
+#include "../../examples/common/index_math.h"
+namespace pad_variants {
+namespace op_kernel {
+namespace ap {
+constexpr int kMaxRank = 8;
+}
+using autoplugin_examples::FastDivisor;
+using autoplugin_examples::wrap;
+constexpr int kThreadsPerBlock = 256;
+inline unsigned int capped_blocks(std::int64_t blocks) {  // as examples/common/kernel_utils.cuh
+  return static_cast<unsigned int>(std::clamp<std::int64_t>(blocks, 1, 65535 * 8));
+}
+#include "op_kernel.inc"
+}  // namespace op_kernel
+
+// As the op's launcher: the widest words the padding allows, then the chunk kernel.
+template <typename T>
+bool launch_op_kernel(const T* x, T* y, const Problem& p, cudaStream_t s) {
+  using namespace op_kernel;
+  Words w{x, y, PadGeometry{}, p.in_count, p.out_count};
+  w.g.rank = p.g.rank;
+  for (int d = 0; d < p.g.rank; ++d) {
+    w.g.in_extent[d] = p.g.in[d];
+    w.g.out_extent[d] = p.g.out[d];
+    w.g.pad_before[d] = p.g.before[d];
+  }
+  auto with_divisors = [](Words words) {
+    for (int d = 0; d < words.g.rank; ++d) {
+      words.g.out_divisor[d] = FastDivisor(words.g.out_extent[d]);
+    }
+    return words;
+  };
+  for (const std::size_t word : {std::size_t{16}, std::size_t{8}, std::size_t{4}}) {
+    if (word <= sizeof(T)) break;
+    Words view = w;
+    if (!view_as_words(view, sizeof(T), word)) continue;
+    view = with_divisors(view);
+    if (word == 16) return launch_words<uint4>(view, s) == cudaSuccess;
+    if (word == 8) return launch_words<uint2>(view, s) == cudaSuccess;
+    return launch_words<std::uint32_t>(view, s) == cudaSuccess;
+  }
+  return launch_words<T>(with_divisors(w), s) == cudaSuccess;
+}
+
 template <typename T>
 struct Variant {
   const char* name;
@@ -518,6 +566,7 @@ std::vector<Variant<T>> variants() {
       {"words+tile_window_u4", launch_words<T, TileWindow<4>>},
       {"words+tile_window_u8", launch_words<T, TileWindow<8>>},
       {"words+rows_warp_u16", launch_words<T, RowsWarp<16>>},
+      {"op kernel (words+chunks)", launch_op_kernel<T>},
   };
 }
 
