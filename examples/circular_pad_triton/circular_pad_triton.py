@@ -5,6 +5,13 @@ launcher folds any leading dimensions into N). Each program copies BLOCK_ROWS ou
 row's source row is computed once, then the row is copied in BLOCK_COLS-wide chunks. Padding
 wraps at most once (the shape function requires it), so a conditional add or subtract replaces
 the modulo.
+
+The kernel only loads and stores, so it moves words of any dtype: the launcher passes the widest
+words (2, 4 or 8 bytes) whose size divides the last dimension's extents and padding. What makes
+it fast is bytes in flight: one word per lane per load (the wrapped column indices keep Triton
+from vectorizing), BLOCK_ROWS x 256 words per program, so 4- and 8-byte words reach 84-97% of
+copy bandwidth on the H200 where 2-byte elements stayed at 52-58%; narrow rows (under half of
+BLOCK_COLS) leave lanes idle, which bounds the smallest sizes.
 """
 import triton
 import triton.language as tl
