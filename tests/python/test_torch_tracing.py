@@ -136,6 +136,11 @@ class Tracing(unittest.TestCase):
             with self.assertRaisesRegex(RuntimeError, r"rounding is \"none\", \"floor\" or "
                                                       r"\"nearest\", not \"up\""):
                 self.ops.scale_shift(self.torch.empty(2, 3), rounding="up")
+            with self.assertRaisesRegex(RuntimeError, r"attributes refused: mode is \"sum\", "
+                                                      r"\"mean\" or \"max\", not \"median\""):
+                torch = self.torch
+                self.ops.embedding_bag(torch.empty(10, 16), torch.zeros(8, dtype=torch.int64),
+                                       torch.zeros(3, dtype=torch.int64), mode="median")
 
     def test_a_cpu_tensor_is_refused_naming_the_argument(self):
         with self.assertRaisesRegex(RuntimeError, r"op 'torchtrt_ex::gelu_tanh': argument 'x': "
