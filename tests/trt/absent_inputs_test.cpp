@@ -16,6 +16,7 @@
 #include "capabilities.h"
 #include "expr_builder.h"
 #include "tensor_desc.h"
+#include "test_logger.h"
 
 namespace ap = autoplugin;
 namespace trt = autoplugin::trt;
@@ -26,6 +27,7 @@ using ::testing::HasSubstr;
 using trt::build_v2_of;
 using trt::linear_desc;
 using trt::runtime_of;
+using trt::testing::fixed_profile;
 
 namespace {
 
@@ -61,22 +63,6 @@ AUTOPLUGIN_OP("absent_test::affine(Tensor x, Tensor? weight=None, Tensor? bias=N
       return (weight ? 1000 : 0) + (bias ? (*bias)[0] : ap::Dim(0));
     });
 
-class CapturingLogger final : public nvinfer1::ILogger {
- public:
-  void log(Severity, const char* message) noexcept override { lines.emplace_back(message); }
-  std::string all() const {
-    std::string text;
-    for (const auto& l : lines) text += l + "\n";
-    return text;
-  }
-  std::vector<std::string> lines;
-};
-class Finder final : public nvinfer1::ILoggerFinder {
- public:
-  nvinfer1::ILogger* findLogger() override { return &logger; }
-  CapturingLogger logger;
-};
-
 // The reserved field as TensorRT's ONNX parser sends an INTS attribute: INT32 values.
 struct AbsentField {
   explicit AbsentField(std::vector<std::int32_t> indices) : values(std::move(indices)) {
@@ -90,13 +76,6 @@ struct AbsentField {
 };
 
 using PluginPtr = std::unique_ptr<nvinfer1::IPluginV3>;
-
-nvinfer1::DynamicPluginTensorDesc dynamic(DataType type, std::initializer_list<std::int64_t> dims) {
-  nvinfer1::DynamicPluginTensorDesc d{};
-  d.desc = linear_desc(type, dims);
-  d.min = d.opt = d.max = d.desc.dims;
-  return d;
-}
 
 class AbsentInputs : public ::testing::Test {
  protected:
@@ -138,7 +117,7 @@ class AbsentInputs : public ::testing::Test {
     return y;
   }
 
-  Finder finder;
+  trt::testing::CapturingFinder finder;
 };
 
 TEST_F(AbsentInputs, CreatorListsTheReservedField) {
@@ -170,9 +149,9 @@ TEST_F(AbsentInputs, TrailingInputLeftOutByCount) {
   EXPECT_TRUE(out.d[1]->isConstant());
   EXPECT_EQ(out.d[1]->getConstantValue(), 1);  // bias absent
 
-  nvinfer1::DynamicPluginTensorDesc io[] = {dynamic(DataType::kFLOAT, {2, 1}),
-                                            dynamic(DataType::kFLOAT, {1}),
-                                            dynamic(DataType::kFLOAT, {2, 1})};
+  nvinfer1::DynamicPluginTensorDesc io[] = {fixed_profile(DataType::kFLOAT, {2, 1}),
+                                            fixed_profile(DataType::kFLOAT, {1}),
+                                            fixed_profile(DataType::kFLOAT, {2, 1})};
   for (int pos = 0; pos < 3; ++pos) EXPECT_TRUE(build->supportsFormatCombination(pos, io, 2, 1));
   io[1].desc.type = DataType::kINT32;  // weight's dtype differs from x's: no launcher
   EXPECT_FALSE(build->supportsFormatCombination(1, io, 2, 1));
@@ -201,9 +180,9 @@ TEST_F(AbsentInputs, NonTrailingInputDeclaredByTheField) {
   EXPECT_EQ(out.d[1], in[1].d[0]);  // bias's extent, at TensorRT position 1
   exprs.expire();
 
-  nvinfer1::DynamicPluginTensorDesc io[] = {dynamic(DataType::kFLOAT, {2, 1}),
-                                            dynamic(DataType::kFLOAT, {1}),
-                                            dynamic(DataType::kFLOAT, {2, 1})};
+  nvinfer1::DynamicPluginTensorDesc io[] = {fixed_profile(DataType::kFLOAT, {2, 1}),
+                                            fixed_profile(DataType::kFLOAT, {1}),
+                                            fixed_profile(DataType::kFLOAT, {2, 1})};
   EXPECT_TRUE(build->supportsFormatCombination(1, io, 2, 1));
   EXPECT_TRUE(build->supportsFormatCombination(2, io, 2, 1));
   ASSERT_EQ(build->configurePlugin(io, 2, io + 2, 1), 0) << finder.logger.all();

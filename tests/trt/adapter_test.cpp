@@ -15,6 +15,7 @@
 #include "capabilities.h"
 #include "expr_builder.h"
 #include "tensor_desc.h"
+#include "test_logger.h"
 
 namespace ap = autoplugin;
 namespace trt = autoplugin::trt;
@@ -27,6 +28,7 @@ using trt::build_v2_of;
 using trt::core_of;
 using trt::linear_desc;
 using trt::runtime_of;
+using trt::testing::fixed_profile;
 
 namespace {
 
@@ -118,23 +120,6 @@ AUTOPLUGIN_OP("adapter_test::fragile(Tensor x) -> Tensor", throwing_shape, void_
 
 // ---- TensorRT-side helpers ---------------------------------------------------------------------
 
-class CapturingLogger final : public nvinfer1::ILogger {
- public:
-  void log(Severity, const char* message) noexcept override { lines.emplace_back(message); }
-  std::string all() const {
-    std::string text;
-    for (const auto& l : lines) text += l + "\n";
-    return text;
-  }
-  std::vector<std::string> lines;
-};
-
-class Finder final : public nvinfer1::ILoggerFinder {
- public:
-  nvinfer1::ILogger* findLogger() override { return &logger; }
-  CapturingLogger logger;
-};
-
 struct Field {
   std::string name;
   PluginFieldType type;
@@ -179,13 +164,6 @@ Collection onnx_pad_fields() {
 
 using PluginPtr = std::unique_ptr<nvinfer1::IPluginV3>;
 
-nvinfer1::DynamicPluginTensorDesc dynamic(DataType type, std::initializer_list<std::int64_t> dims) {
-  nvinfer1::DynamicPluginTensorDesc d{};
-  d.desc = linear_desc(type, dims);
-  d.min = d.opt = d.max = d.desc.dims;
-  return d;
-}
-
 // Serialized fields, copied out so they can be compared after the plugin is gone.
 std::vector<Field> snapshot(const nvinfer1::PluginFieldCollection* fc) {
   std::vector<Field> copy;
@@ -225,7 +203,7 @@ class Adapter : public ::testing::Test {
     return PluginPtr(creator(op).createPlugin("layer0", fc, phase));
   }
 
-  Finder finder;
+  trt::testing::CapturingFinder finder;
 };
 
 // ---- creators and identity ---------------------------------------------------------------------
@@ -421,7 +399,7 @@ TEST_F(Adapter, AProfileWhoseExtremeShapesBreakARequirementFailsToConfigure) {
     d.opt = d.max = trt::dims_of(std::vector<std::int64_t>(max));
     return d;
   };
-  nvinfer1::DynamicPluginTensorDesc out = dynamic(DataType::kFLOAT, {-1, 6});
+  nvinfer1::DynamicPluginTensorDesc out = fixed_profile(DataType::kFLOAT, {-1, 6});
   const auto good = profile({2, 4}, {16, 4});
   EXPECT_EQ(build->configurePlugin(&good, 1, &out, 1), 0) << finder.logger.all();
   const auto too_small = profile({1, 4}, {16, 4});
@@ -436,8 +414,8 @@ TEST_F(Adapter, FormatCombinationsFollowTheDtypeTable) {
   auto fields = onnx_pad_fields();
   PluginPtr plugin = create("adapter_test::pad", &fields.collection);
   auto* build = build_v2_of(*plugin);
-  nvinfer1::DynamicPluginTensorDesc io[2] = {dynamic(DataType::kINT32, {2, 3}),
-                                             dynamic(DataType::kFLOAT, {4, 5})};
+  nvinfer1::DynamicPluginTensorDesc io[2] = {fixed_profile(DataType::kINT32, {2, 3}),
+                                             fixed_profile(DataType::kFLOAT, {4, 5})};
   EXPECT_TRUE(build->supportsFormatCombination(0, io, 1, 1));
   EXPECT_FALSE(build->supportsFormatCombination(1, io, 1, 1));  // int32 in, float out
   io[1].desc.type = DataType::kINT32;
@@ -453,8 +431,8 @@ TEST_F(Adapter, FormatCombinationsFollowTheDtypeTable) {
 TEST_F(Adapter, TacticsComeFromLaunchersWithTheSameDtypes) {
   PluginPtr plugin = create("adapter_test::relu_", nullptr);
   auto* build = build_v2_of(*plugin);
-  const auto in = dynamic(DataType::kFLOAT, {8});
-  const auto out = dynamic(DataType::kFLOAT, {8});
+  const auto in = fixed_profile(DataType::kFLOAT, {8});
+  const auto out = fixed_profile(DataType::kFLOAT, {8});
   ASSERT_EQ(build->configurePlugin(&in, 1, &out, 1), 0);
   ASSERT_EQ(build->getNbTactics(), 2);
   std::int32_t tactics[2] = {};

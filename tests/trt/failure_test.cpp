@@ -16,6 +16,7 @@
 
 #include "capabilities.h"
 #include "tensor_desc.h"
+#include "test_logger.h"
 
 namespace ap = autoplugin;
 namespace trt = autoplugin::trt;
@@ -58,17 +59,6 @@ ap::Dim workspace_overflows(ap::Shape x) { return x.numel() * (std::int64_t{1} <
 AUTOPLUGIN_OP("failing::workspace_overflows(Tensor x) -> Tensor", same, with_workspace)
     .workspace(workspace_overflows);
 
-class CapturingLogger final : public nvinfer1::ILogger {
- public:
-  void log(Severity, const char* message) noexcept override { lines.emplace_back(message); }
-  std::vector<std::string> lines;
-};
-class Finder final : public nvinfer1::ILoggerFinder {
- public:
-  nvinfer1::ILogger* findLogger() override { return &logger; }
-  CapturingLogger logger;
-};
-
 class Failures : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -106,7 +96,7 @@ class Failures : public ::testing::Test {
     return finder.logger.lines.empty() ? "" : finder.logger.lines.back();
   }
 
-  Finder finder;
+  trt::testing::CapturingFinder finder;
   std::int32_t shape_change_status = 0;
 };
 
