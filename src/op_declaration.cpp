@@ -84,7 +84,6 @@ void OpRegistry::on_declare(std::function<void(const std::string& schema)> liste
 }
 
 void OpRegistry::validate_pending() {
-  std::lock_guard lock(mutex_);
   for (; validated_ < declarations_.size(); ++validated_) {
     const OpDeclaration& d = *declarations_[validated_];
     try {
@@ -105,12 +104,17 @@ void OpRegistry::validate_pending() {
   }
 }
 
-const std::deque<Op>& OpRegistry::ops() {
+OpList OpRegistry::ops() {
+  std::lock_guard lock(mutex_);
   validate_pending();
-  return ops_;
+  std::vector<const Op*> ops;
+  ops.reserve(ops_.size());
+  for (const Op& op : ops_) ops.push_back(&op);
+  return OpList(std::move(ops));
 }
 
-const std::vector<std::string>& OpRegistry::errors() {
+std::vector<std::string> OpRegistry::errors() {
+  std::lock_guard lock(mutex_);
   validate_pending();
   return errors_;
 }

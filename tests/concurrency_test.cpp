@@ -58,4 +58,40 @@ TEST(CoreConcurrency, FieldsRoundTripOnManyThreadsAtOnce) {
   EXPECT_EQ(mismatches.load(), 0);
 }
 
+// A library loading on one thread declares ops while others look ops up (as TensorRT does from
+// its own threads): every lookup sees a consistent list, and every new op appears.
+void late_launcher(ap::In<float>, ap::Out<float>, ap::Stream) {}
+ap::Shape late_shape(ap::Shape x) { return x; }
+
+TEST(CoreConcurrency, OpsAreListedWhileAnotherThreadDeclaresMore) {
+  constexpr int kLateOps = 40;
+  std::atomic<bool> done{false};
+  std::atomic<int> inconsistent{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 4; ++t) {
+    readers.emplace_back([&] {
+      while (!done.load()) {
+        std::size_t listed = 0;
+        for (const ap::Op& op : ap::registry().ops()) {
+          if (op.qualified_name().empty()) ++inconsistent;
+          ++listed;
+        }
+        if (listed < example_like::kOps.size()) ++inconsistent;
+      }
+    });
+  }
+  for (int k = 0; k < kLateOps; ++k) {
+    ap::registry().add(
+        ap::detail::make_declaration("late::op" + std::to_string(k) + "(Tensor x) -> Tensor",
+                                     "late_launcher", "test.cpp:1", late_shape, late_launcher));
+    (void)ap::registry().ops();  // validated here, on the declaring thread
+  }
+  done = true;
+  for (std::thread& reader : readers) reader.join();
+  EXPECT_EQ(inconsistent.load(), 0);
+  for (int k = 0; k < kLateOps; ++k) {
+    EXPECT_NE(ap::detail::find_op("late::op" + std::to_string(k)), nullptr) << k;
+  }
+}
+
 }  // namespace

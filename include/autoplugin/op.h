@@ -9,9 +9,11 @@
 #include <autoplugin/schema.h>
 #include <autoplugin/value.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -281,15 +283,50 @@ class Op {
                                    const AbsentInputs& absent) const;
 };
 
+// The ops validated at one moment, in declaration order: iterating it is safe while another
+// thread declares more (a library loading). Ops never move, so references into it stay valid.
+class OpList {
+ public:
+  class iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Op;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const Op*;
+    using reference = const Op&;
+    iterator() = default;
+    explicit iterator(std::vector<const Op*>::const_iterator at) : at_(at) {}
+    const Op& operator*() const { return **at_; }
+    const Op* operator->() const { return *at_; }
+    iterator& operator++() {
+      ++at_;
+      return *this;
+    }
+    iterator operator++(int) { return iterator(at_++); }
+    bool operator==(const iterator& other) const = default;
+
+   private:
+    std::vector<const Op*>::const_iterator at_;
+  };
+  explicit OpList(std::vector<const Op*> ops) : ops_(std::move(ops)) {}
+  iterator begin() const { return iterator(ops_.begin()); }
+  iterator end() const { return iterator(ops_.end()); }
+  std::size_t size() const noexcept { return ops_.size(); }
+  bool empty() const noexcept { return ops_.empty(); }
+  const Op& operator[](std::size_t i) const { return *ops_.at(i); }
+
+ private:
+  std::vector<const Op*> ops_;
+};
+
 // All ops declared in this program (and the libraries it loaded).
 class OpRegistry {
  public:
   OpDeclaration& add(OpDeclaration declaration);
   // Validates declarations added since the last call. Invalid ones are left out of ops() and
-  // reported by errors().
-  // A deque: ops never move, so plugins and creators may keep pointers to them.
-  const std::deque<Op>& ops();
-  const std::vector<std::string>& errors();
+  // reported by errors(). Both are snapshots, taken under the registry's lock.
+  OpList ops();
+  std::vector<std::string> errors();
   // Calls `listener` with the schema of every declaration so far, then of each later one, as it
   // is declared: a backend that registers ops when its library loads sees them all, whatever the
   // order of static initialization. (Options chained after a declaration come later: read them
@@ -297,11 +334,11 @@ class OpRegistry {
   void on_declare(std::function<void(const std::string& schema)> listener);
 
  private:
-  void validate_pending();
-  std::mutex mutex_;  // declarations come from static initializers; lookups from any thread
+  void validate_pending();  // with mutex_ held
+  std::mutex mutex_;        // declarations come from static initializers; lookups from any thread
   std::vector<std::unique_ptr<OpDeclaration>> declarations_;
   std::size_t validated_ = 0;
-  std::deque<Op> ops_;
+  std::deque<Op> ops_;  // a deque: ops never move, so plugins and creators keep pointers to them
   std::vector<std::string> errors_;
   std::vector<std::function<void(const std::string& schema)>> listeners_;
 };
