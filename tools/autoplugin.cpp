@@ -20,14 +20,15 @@
 
 #ifdef AUTOPLUGIN_WITH_CHECK
 #include "check/check.h"
+#include "exit_codes.h"
 #include "onnx/onnx_command.h"
 #endif
 
 namespace {
 
-constexpr int kOk = 0;
-constexpr int kFailed = 1;
-constexpr int kUsage = 2;
+using autoplugin::cli::kFailed;
+using autoplugin::cli::kOk;
+using autoplugin::cli::kUsage;
 
 void print_usage(std::ostream& out) {
   out << "usage: autoplugin <command> [options]\n"

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "../exit_codes.h"
 #include "case_run.h"
 #include "concurrency.h"
 #include "device.h"
@@ -18,9 +19,9 @@
 namespace autoplugin::check {
 namespace {
 
-constexpr int kOk = 0;
-constexpr int kFailed = 1;
-constexpr int kUsage = 2;
+using cli::kFailed;
+using cli::kOk;
+using cli::kUsage;
 
 void check_usage(std::ostream& out) {
   out << "usage: autoplugin check LIB.so --op NS::NAME [--version V]\n"

@@ -11,14 +11,15 @@
 #include <optional>
 #include <string>
 
+#include "../exit_codes.h"
 #include "project.h"
 
 namespace autoplugin::scaffold {
 namespace {
 
-constexpr int kOk = 0;
-constexpr int kFailed = 1;
-constexpr int kUsage = 2;
+using cli::kFailed;
+using cli::kOk;
+using cli::kUsage;
 
 constexpr std::string_view kUsageText =
     "usage: autoplugin new NS::NAME --schema \"(Tensor x, ...) -> Tensor\" [--dtypes float32,...]\n"

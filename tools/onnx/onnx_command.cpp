@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "../exit_codes.h"
 #include "check/case.h"
 #include "check/isolation.h"
 #include "check/library.h"
@@ -18,9 +19,9 @@
 namespace autoplugin::onnx {
 namespace {
 
-constexpr int kOk = 0;
-constexpr int kFailed = 1;
-constexpr int kUsage = 2;
+using cli::kFailed;
+using cli::kOk;
+using cli::kUsage;
 
 void usage(std::ostream& out) {
   out << "usage: autoplugin onnx MODEL.onnx LIB.so [--json]\n"
