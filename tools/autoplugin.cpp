@@ -16,11 +16,11 @@
 #include <string_view>
 #include <vector>
 
+#include "exit_codes.h"
 #include "new/new.h"
 
 #ifdef AUTOPLUGIN_WITH_CHECK
 #include "check/check.h"
-#include "exit_codes.h"
 #include "onnx/onnx_command.h"
 #endif
 
