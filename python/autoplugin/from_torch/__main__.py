@@ -1,9 +1,9 @@
 """Command line: python3 -m autoplugin.from_torch MODULE.py --out DIR [options]."""
 import argparse
+import importlib.util
 import sys
 
 from . import generate
-from .discover import GenerationError
 
 
 def main(argv=None):
@@ -27,6 +27,13 @@ def main(argv=None):
     parser.add_argument("--arch", type=int, default=90, help="GPU architecture (default 90)")
     args = parser.parse_args(argv)
     dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
+    missing = [name for name in ("torch", "triton") if importlib.util.find_spec(name) is None]
+    if missing:
+        print(f"autoplugin from-torch: {' and '.join(missing)} not installed for "
+              f"{sys.executable}: generation imports {args.module}, traces its fake "
+              "implementation with PyTorch and compiles its Triton kernels", file=sys.stderr)
+        return 1
+    from .discover import GenerationError
     try:
         folders = generate(args.module, args.out, examples=args.examples, ops=args.ops,
                            dtypes=dtypes, arch=args.arch,
