@@ -9,11 +9,35 @@
 # and the targets TensorRT::headers (include folder as a system include) and, with the library,
 # TensorRT::nvinfer.
 
-set(_trt_roots ${TensorRT_ROOT} $ENV{TensorRT_ROOT} $ENV{TENSORRT_ROOT})
+# A relative path (a root, or an include folder set by hand) is looked for from the folder CMake
+# was run in as the shell saw it, then the build and source folders; the targets below need an
+# absolute include folder.
+function(_trt_absolute path out)
+  set(result "${path}")
+  if(NOT IS_ABSOLUTE "${path}")
+    foreach(base IN ITEMS "$ENV{PWD}" "${CMAKE_BINARY_DIR}" "${CMAKE_SOURCE_DIR}")
+      if(NOT base STREQUAL "" AND IS_DIRECTORY "${base}/${path}")
+        get_filename_component(result "${base}/${path}" ABSOLUTE)
+        break()
+      endif()
+    endforeach()
+  endif()
+  set(${out} "${result}" PARENT_SCOPE)
+endfunction()
+
+set(_trt_roots "")
+foreach(_trt_root IN ITEMS ${TensorRT_ROOT} $ENV{TensorRT_ROOT} $ENV{TENSORRT_ROOT})
+  _trt_absolute("${_trt_root}" _trt_root)
+  list(APPEND _trt_roots "${_trt_root}")
+endforeach()
 
 find_path(TensorRT_INCLUDE_DIR NvInferVersion.h
   HINTS ${_trt_roots}
   PATH_SUFFIXES include include/${CMAKE_LIBRARY_ARCHITECTURE})
+if(TensorRT_INCLUDE_DIR AND NOT IS_ABSOLUTE "${TensorRT_INCLUDE_DIR}")
+  _trt_absolute("${TensorRT_INCLUDE_DIR}" _trt_include)
+  set(TensorRT_INCLUDE_DIR "${_trt_include}" CACHE PATH "TensorRT's include folder" FORCE)
+endif()
 
 set(TensorRT_VERSION "")
 if(TensorRT_INCLUDE_DIR)
