@@ -11,7 +11,6 @@ kernel can reach. Times are medians of CUDA-event timings; copy bandwidth counts
 bytes written. The run ends with one summary table: per op, dtype and size our time, the best
 alternative's, their ratio, the target (issue 14) and whether it is met.
 """
-import importlib.util
 import json
 import os
 import signal
@@ -126,40 +125,6 @@ def circular_pad_table(bench):
                     summary(op, name, size, t, best, alternatives[best], ">= 90% copy", p >= 90,
                             f"{p:.1f}% copy")
             del x, reference, engine_output
-    print()
-
-
-def triton_block_sweep(bench):
-    """The Triton circular pad kernel's tile choices, JIT-compiled, on one shape per dtype."""
-    path = os.path.join(os.path.dirname(__file__), "..", "examples", "circular_pad_triton",
-                        "circular_pad_triton.py")
-    spec = importlib.util.spec_from_file_location("circular_pad_triton_source", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    shape, pad = (8, 64, 256, 256), 2
-    n, c, h, w = shape
-    print(f"circular_pad_triton tile sweep (JIT, launched from Python), shape {shape}, padding 2:"
-          " ms per (BLOCK_ROWS x BLOCK_COLS, warps)")
-    configs = [(4, 256, 4), (8, 256, 4), (16, 256, 4), (8, 256, 8)]
-    print(f"{'dtype':>9} {'copy ms':>8} " + " ".join(f"{f'{r}x{b},{nw}w':>10}" for r, b, nw in configs))
-    for name in ("float32", "float16"):  # bfloat16 moves the same bytes as float16
-        dtype = DTYPES[name]
-        x = torch.randn(shape, device="cuda", dtype=dtype)
-        out = torch.empty((n, c, h + 2 * pad, w + 2 * pad), device="cuda", dtype=dtype)
-        reference = F.pad(x, [pad] * 4, mode="circular")
-        rows = n * c * (h + 2 * pad)
-        times = []
-        for block_rows, block_cols, warps in configs:
-            def launch():
-                module.circular_pad_kernel[(triton.cdiv(rows, block_rows),)](
-                    x, out, rows, 1, h, w, 1, h + 2 * pad, w + 2 * pad, 0, pad, pad,
-                    BLOCK_ROWS=block_rows, BLOCK_COLS=block_cols, num_warps=warps)
-            launch()
-            assert torch.equal(out, reference)
-            times.append(median_ms(launch))
-        copy = copy_ms((x.numel() + out.numel()) * x.element_size(), dtype)
-        print(f"{name:>9} {copy:>8.4f} " + " ".join(f"{t:>10.4f}" for t in times))
-        del x, out, reference
     print()
 
 
@@ -319,7 +284,7 @@ def main(argv):
     print(f"GPU: {torch.cuda.get_device_name()}, PyTorch {torch.__version__}, "
           f"Triton {triton.__version__}\n")
     sections = [circular_pad_table, gelu_table, nonzero_table, embedding_bag_table,
-                row_reduction_table, overhead_table, triton_block_sweep]
+                row_reduction_table, overhead_table]
 
     def stop(signum, frame):
         raise TimeoutError("stopped (SIGTERM)")

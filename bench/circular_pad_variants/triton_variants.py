@@ -1,17 +1,18 @@
 """Triton circular_pad variants timed against a device copy of the same bytes (`out.copy_(x)`).
 
   python3 triton_variants.py            # on a GPU: checks every variant, then times them
-  python3 triton_variants.py --cpu-check  # no GPU: the launch parameters checked on the CPU
+  python3 triton_variants.py --cpu-check  # no GPU: the variants' index math checked on the CPU
 
-Variants (launched from Python, JIT-compiled; the example's plugin runs the same kernels AOT):
-  rows          the example's kernel (examples/circular_pad_triton/circular_pad_triton.py) as
-                shipped: BLOCK_ROWS x 256 tiles, one element per lane per load and store.
-  rows+words    the same kernel on the tensors viewed as the widest words (int32, int64) whose
-                size divides the last dimension's extents and padding: float16 with even widths
-                and padding then moves 4 bytes per element, like float32.
-  rows+words RxC,w  tile shapes and warps for the word kernel.
-  flat          one program per BLOCK consecutive output elements (contiguous, aligned: the stores
-                vectorize), each element's source computed and gathered.
+Variants (launched from Python, JIT-compiled without the JIT's value and alignment
+specializations, as the example's plugin runs its kernel AOT). All see the tensors as the widest
+words (2, 4 or 8 bytes) whose size divides the last dimension's extents and padding.
+  rows RxC       the kernel before: R output rows per program in C-word column blocks, each row's
+                 source row computed once (narrow rows leave lanes idle).
+  flat B         one program per B consecutive output words, every word's row, column and source
+                 computed (divisions as multiply-high and shift), D and H always wrapped.
+  shipped        the example's kernel (examples/circular_pad_triton/circular_pad_triton.py): flat,
+                 1024 words a program, the divisions and wraps of unpadded D and H skipped.
+  fold B         the shipped kernel with other block sizes.
 Every variant's output must equal torch.nn.functional.pad(mode="circular") (torch.equal; for
 negative padding, the wrapped-index reference of examples/reference.py).
 """
@@ -98,28 +99,89 @@ def _wrap(index, extent):
     return tl.where(index < 0, index + extent, tl.where(index >= extent, index - extent, index))
 
 @triton.jit
-def flat_kernel(x, out, total, in_d, in_h, in_w, out_d, out_h, out_w, before_d, before_h,
-                before_w, BLOCK: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < total
-    col = offsets % out_w
-    row = offsets // out_w
+def rows_kernel(x, out, rows, in_d, in_h, in_w, out_d, out_h, out_w, before_d, before_h,
+                before_w, BLOCK_ROWS: tl.constexpr, BLOCK_COLS: tl.constexpr):
+    row = tl.program_id(0) * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)
+    row_in_range = row < rows
     h = row % out_h
     rest = row // out_h
     d = rest % out_d
     n = rest // out_d
     source_row = (n * in_d + _wrap(d - before_d, in_d)) * in_h + _wrap(h - before_h, in_h)
+    source = x + source_row.to(tl.int64)[:, None] * in_w
+    target = out + row.to(tl.int64)[:, None] * out_w
+    for start in range(0, out_w, BLOCK_COLS):
+        col = start + tl.arange(0, BLOCK_COLS)
+        mask = row_in_range[:, None] & (col < out_w)[None, :]
+        values = tl.load(source + _wrap(col - before_w, in_w)[None, :], mask=mask)
+        tl.store(target + col[None, :], values, mask=mask)
+
+
+def magic(divisor):
+    """(multiplier, shift) with floor(n / divisor) == umulhi(2n, multiplier) >> shift for every
+    0 <= n < 2**31, as the example's launcher computes them."""
+    shift = (divisor - 1).bit_length()
+    return -(-(1 << (31 + shift)) // divisor), shift
+
+
+@triton.jit
+def _divide(n, multiplier, shift):
+    return (tl.umulhi(n.to(tl.uint32) << 1, multiplier.to(tl.uint32)) >> shift).to(tl.int32)
+
+
+@triton.jit
+def flat_kernel(x, out, words, in_d, in_h, in_w, out_d, out_h, out_w, before_d, before_h,
+                before_w, w_multiplier, w_shift, h_multiplier, h_shift, d_multiplier, d_shift,
+                BLOCK: tl.constexpr):
+    offset = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offset < words
+    row = _divide(offset, w_multiplier, w_shift)
+    col = offset - row * out_w
+    rest = _divide(row, h_multiplier, h_shift)
+    n = _divide(rest, d_multiplier, d_shift)
+    outer = n * in_d + _wrap(rest - n * out_d - before_d, in_d)
+    source_row = outer * in_h + _wrap(row - rest * out_h - before_h, in_h)
     source = source_row.to(tl.int64) * in_w + _wrap(col - before_w, in_w)
-    tl.store(out + offsets, tl.load(x + source, mask=mask), mask=mask)
+    tl.store(out + offset, tl.load(x + source, mask=mask), mask=mask)
+
+
+def unspecialized(kernel):
+    """The kernel as its AOT build sees it: no integer equal to 1 or multiple of 16, no aligned
+    pointer assumed."""
+    function = kernel.fn
+    names = [name for name in function.__code__.co_varnames[:function.__code__.co_argcount]
+             if function.__annotations__.get(name) is not tl.constexpr]
+    return triton.jit(do_not_specialize=names, do_not_specialize_on_alignment=names)(function)
+
+
+def shipped_args(g_in, g_out, g_before, k=1):
+    """The shipped kernel's scalar arguments, in words of k elements, for one launch over the
+    whole output (the launcher splits outputs of 2**31 words or more into several)."""
+    rows = g_out[0] * g_out[1] * g_out[2]
+    out_w = g_out[3] // k
+    d_wraps = g_in[1] != g_out[1] or g_before[1] != 0
+    h_wraps = g_in[2] != g_out[2] or g_before[2] != 0
+    row_wraps = 2 if d_wraps else (1 if h_wraps else 0)
+    return (rows * out_w, 0, row_wraps, g_in[1], g_in[2], g_in[3] // k, g_out[1], g_out[2], out_w,
+            g_before[1], g_before[2], g_before[3] // k, *magic(out_w), *magic(g_out[2]),
+            *magic(g_out[1]))
+
+
+def flat_args(g_in, g_out, g_before, k=1):
+    """flat_kernel's scalar arguments: the shipped kernel's without first_row and row_wraps."""
+    args = shipped_args(g_in, g_out, g_before, k)
+    return args[:1] + args[3:]
 
 
 def cpu_check():
-    """Without a GPU: the rows kernel's math, written with torch on the CPU, on the same
-    arguments the variants pass (elements and words), against the reference."""
-    def emulate_rows(x_flat, out_numel, rows, in_d, in_h, in_w, out_d, out_h, out_w, before_d,
-                     before_h, before_w):
-        def wrap(i, e):
-            return torch.where(i < 0, i + e, torch.where(i >= e, i - e, i))
+    """Without a GPU: the rows and shipped kernels' math, written with torch on the CPU, on the
+    arguments the variants pass (elements and words), against the reference; the shipped kernel
+    also in launches of a few rows each, as the launcher splits large outputs."""
+    def wrap(i, e):
+        return torch.where(i < 0, i + e, torch.where(i >= e, i - e, i))
+
+    def emulate_rows(x_flat, rows, in_d, in_h, in_w, out_d, out_h, out_w, before_d, before_h,
+                     before_w):
         row = torch.arange(rows)
         h = row % out_h
         rest = row // out_h
@@ -127,10 +189,38 @@ def cpu_check():
         n = rest // out_d
         source_row = (n * in_d + wrap(d - before_d, in_d)) * in_h + wrap(h - before_h, in_h)
         col = torch.arange(out_w)
-        index = source_row[:, None] * in_w + wrap(col - before_w, in_w)[None, :]
-        out = x_flat[index.reshape(-1)]
-        assert out.numel() == out_numel
-        return out
+        return x_flat[(source_row[:, None] * in_w + wrap(col - before_w, in_w)[None, :]).reshape(-1)]
+
+    def divide(n, multiplier, shift):
+        return ((n * 2) * multiplier >> 32) >> shift
+
+    def emulate_shipped(x_flat, words, first_row, row_wraps, in_d, in_h, in_w, out_d, out_h, out_w,
+                        before_d, before_h, before_w, w_multiplier, w_shift, h_multiplier, h_shift,
+                        d_multiplier, d_shift):
+        offset = torch.arange(words, dtype=torch.int64)
+        local_row = divide(offset, w_multiplier, w_shift)
+        assert torch.equal(local_row, offset // out_w)
+        col = offset - local_row * out_w
+        row = first_row + local_row
+        if row_wraps == 0:
+            source_row = row
+        else:
+            rest = divide(row, h_multiplier, h_shift)
+            outer = rest
+            if row_wraps == 2:
+                n = divide(rest, d_multiplier, d_shift)
+                outer = n * in_d + wrap(rest - n * out_d - before_d, in_d)
+            source_row = outer * in_h + wrap(row - rest * out_h - before_h, in_h)
+        return x_flat[source_row * in_w + wrap(col - before_w, in_w)]
+
+    def emulate_shipped_in_launches(x_flat, rows_per_launch, words, _first_row, *rest):
+        out_w = rest[6]
+        rows = words // out_w
+        parts = []
+        for first_row in range(0, rows, rows_per_launch):
+            launch_words = min(rows_per_launch, rows - first_row) * out_w
+            parts.append(emulate_shipped(x_flat, launch_words, first_row, *rest))
+        return torch.cat(parts)
 
     checked = 0
     for shape, padding in CHECKS:
@@ -139,13 +229,19 @@ def cpu_check():
             expected = reference(x, padding)
             g_in, g_out, g_before, out_shape = canonical(shape, padding)
             assert list(expected.shape) == out_shape, (shape, padding)
+            expected = expected.reshape(-1)
             size = word_bytes(x.element_size(), g_in, g_out, g_before, [x, expected])
             for word in sorted({x.element_size(), size}):
                 k = word // x.element_size()
                 flat = x.reshape(-1).view(WORDS[word])
-                got = emulate_rows(flat, expected.numel() // k, *rows_args(g_in, g_out, g_before, k))
-                assert torch.equal(got.view(dtype), expected.reshape(-1)), (shape, padding, word)
-                checked += 1
+                results = [emulate_rows(flat, *rows_args(g_in, g_out, g_before, k)),
+                           emulate_shipped(flat, *shipped_args(g_in, g_out, g_before, k))]
+                for rows_per_launch in (1, 3):
+                    results.append(emulate_shipped_in_launches(
+                        flat, rows_per_launch, *shipped_args(g_in, g_out, g_before, k)))
+                for got in results:
+                    assert torch.equal(got.view(dtype), expected), (shape, padding, word)
+                checked += len(results)
     print(f"cpu check: {checked} argument sets match the reference")
 
 
@@ -165,39 +261,36 @@ def gpu_main():
     spec = importlib.util.spec_from_file_location("circular_pad_triton_source", EXAMPLE)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    rows_kernel = module.circular_pad_kernel
+    shipped_jit = unspecialized(module.circular_pad_kernel)
+    rows_jit = unspecialized(rows_kernel)
+    flat_jit = unspecialized(flat_kernel)
 
-    def rows_launcher(block_rows, block_cols, warps, words):
+    def in_words(x, out, g_in, g_out, g_before):
+        size = word_bytes(x.element_size(), g_in, g_out, g_before, [x, out])
+        return x.view(-1).view(WORDS[size]), out.view(-1).view(WORDS[size]), size // x.element_size()
+
+    def rows_launcher(block_rows, block_cols, warps):
         def launch(x, out, g_in, g_out, g_before):
-            k = 1
-            if words:
-                size = word_bytes(x.element_size(), g_in, g_out, g_before, [x, out])
-                k = size // x.element_size()
-                x, out = x.view(-1).view(WORDS[size]), out.view(-1).view(WORDS[size])
+            x, out, k = in_words(x, out, g_in, g_out, g_before)
             args = rows_args(g_in, g_out, g_before, k)
-            br = block_rows(x.element_size()) if callable(block_rows) else block_rows
-            rows_kernel[(triton.cdiv(args[0], br),)](x, out, *args, BLOCK_ROWS=br,
-                                                     BLOCK_COLS=block_cols, num_warps=warps)
+            rows_jit[(triton.cdiv(args[0], block_rows),)](
+                x, out, *args, BLOCK_ROWS=block_rows, BLOCK_COLS=block_cols, num_warps=warps)
         return launch
 
-    def flat_launcher(block, warps):
+    def flat_launcher(kernel, make_args, block, warps):
         def launch(x, out, g_in, g_out, g_before):
-            total = out.numel()
-            flat_kernel[(triton.cdiv(total, block),)](
-                x, out, total, g_in[1], g_in[2], g_in[3], g_out[1], g_out[2], g_out[3],
-                g_before[1], g_before[2], g_before[3], BLOCK=block, num_warps=warps)
+            x, out, k = in_words(x, out, g_in, g_out, g_before)
+            args = make_args(g_in, g_out, g_before, k)
+            kernel[(triton.cdiv(args[0], block),)](x, out, *args, BLOCK=block, num_warps=warps)
         return launch
 
-    shipped_rows = lambda element: 4 if element == 4 else 8  # noqa: E731 (CMakeLists.txt)
     variants = [
-        ("rows (current)", rows_launcher(shipped_rows, 256, 4, False)),
-        ("rows+words", rows_launcher(shipped_rows, 256, 4, True)),
-        ("rows+words 4x256,4w", rows_launcher(4, 256, 4, True)),
-        ("rows+words 8x256,8w", rows_launcher(8, 256, 8, True)),
-        ("rows+words 2x512,4w", rows_launcher(2, 512, 4, True)),
-        ("rows+words 16x128,4w", rows_launcher(16, 128, 4, True)),
-        ("flat 2048,4w", flat_launcher(2048, 4)),
-        ("flat 4096,8w", flat_launcher(4096, 8)),
+        ("rows 4x256,4w (before)", rows_launcher(4, 256, 4)),
+        ("flat 1024,4w", flat_launcher(flat_jit, flat_args, 1024, 4)),
+        ("shipped (fold 1024,4w)", flat_launcher(shipped_jit, shipped_args, 1024, 4)),
+        ("fold 2048,4w", flat_launcher(shipped_jit, shipped_args, 2048, 4)),
+        ("fold 512,4w", flat_launcher(shipped_jit, shipped_args, 512, 4)),
+        ("fold 1024,8w", flat_launcher(shipped_jit, shipped_args, 1024, 8)),
     ]
 
     def median_ms(fn, runs=30, warm_up=5, busy=True):

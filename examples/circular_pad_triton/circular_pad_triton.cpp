@@ -61,19 +61,37 @@ Canonical4d canonical(const ap::In<T>& x, const ap::Out<T>& y,
   return g;
 }
 
-// The kernel computes in 32 bits: row numbers, and per dimension source indices from
-// -extent to out + |before| + extent (a column block may run past the row's end).
+// The kernel computes in 32 bits: output word offsets within one launch, row numbers, and per
+// dimension source indices from -extent to out + |before| + extent.
+constexpr std::int64_t kIndexLimit = std::numeric_limits<std::int32_t>::max() - 1024;
+
 std::int32_t checked_i32(std::int64_t value, const char* what) {
-  constexpr std::int64_t kLimit = std::numeric_limits<std::int32_t>::max() - 1024;
-  if (value > kLimit) {
+  if (value > kIndexLimit) {
     throw ap::Error("circular_pad_triton: " + std::string(what) + " (" + std::to_string(value) +
                     ") exceeds the kernel's 32-bit index range; use torchtrt_ex::circular_pad");
   }
   return static_cast<std::int32_t>(value);
 }
 
+// floor(n / d) as the kernel's _divide computes it for 0 <= n < 2^31: umulhi(2n, multiplier) >>
+// shift, with shift = ceil(log2 d) and multiplier = ceil(2^(31 + shift) / d), which is below 2^32
+// for every d in [1, 2^31).
+struct Divisor {
+  std::uint32_t multiplier;
+  std::int32_t shift;
+};
+
+Divisor divisor(std::int64_t d) {
+  std::int32_t shift = 0;
+  while ((std::int64_t{1} << shift) < d) ++shift;
+  const std::uint64_t numerator = std::uint64_t{1} << (31 + shift);
+  const auto denominator = static_cast<std::uint64_t>(d);
+  return {static_cast<std::uint32_t>((numerator + denominator - 1) / denominator), shift};
+}
+
 // The tensors as words of `Bytes` bytes: the last dimension's extents and padding divided by the
-// elements per word.
+// elements per word. One launch covers at most kIndexLimit output words; larger outputs take
+// several, each a run of whole rows.
 template <std::size_t Bytes>
 void launch_words(const void* x, void* y, Canonical4d g, std::int64_t elements_per_word,
                   ap::Stream stream) {
@@ -82,17 +100,30 @@ void launch_words(const void* x, void* y, Canonical4d g, std::int64_t elements_p
   g.in[3] /= elements_per_word;
   g.out[3] /= elements_per_word;
   g.before[3] /= elements_per_word;
-  const std::int32_t rows = checked_i32(g.out[0] * g.out[1] * g.out[2], "the output's rows");
+  const std::int64_t rows = checked_i32(g.out[0] * g.out[1] * g.out[2], "the output's rows");
   checked_i32(g.in[0] * g.in[1] * g.in[2], "the input's rows");
   for (int k = 1; k < 4; ++k) {
-    checked_i32(g.out[k] + std::abs(g.before[k]) + g.in[k] + Kernel::BLOCK_COLS,
-                "a padded dimension's index range");
+    checked_i32(g.out[k] + std::abs(g.before[k]) + g.in[k], "a padded dimension's index range");
   }
+  const std::int64_t out_w = g.out[3];
+  checked_i32(out_w + Kernel::BLOCK, "an output row's words plus one program's");
+  const std::int64_t rows_per_launch = (kIndexLimit - Kernel::BLOCK) / out_w;
+  const bool d_wraps = g.in[1] != g.out[1] || g.before[1] != 0;
+  const bool h_wraps = g.in[2] != g.out[2] || g.before[2] != 0;
+  const std::int32_t row_wraps = d_wraps ? 2 : (h_wraps ? 1 : 0);
+  const Divisor by_w = divisor(out_w);
+  const Divisor by_h = divisor(g.out[2]);
+  const Divisor by_d = divisor(g.out[1]);
   auto i32 = [](std::int64_t value) { return static_cast<std::int32_t>(value); };
-  Kernel::launch(ap::triton::make_grid(ap::triton::cdiv(rows, Kernel::BLOCK_ROWS)), stream,
-                 static_cast<const Word*>(x), static_cast<Word*>(y), rows, i32(g.in[1]),
-                 i32(g.in[2]), i32(g.in[3]), i32(g.out[1]), i32(g.out[2]), i32(g.out[3]),
-                 i32(g.before[1]), i32(g.before[2]), i32(g.before[3]));
+  for (std::int64_t first_row = 0; first_row < rows; first_row += rows_per_launch) {
+    const std::int64_t words = std::min(rows_per_launch, rows - first_row) * out_w;
+    Kernel::launch(ap::triton::make_grid(ap::triton::cdiv(words, Kernel::BLOCK)), stream,
+                   static_cast<const Word*>(x), static_cast<Word*>(y) + first_row * out_w,
+                   i32(words), i32(first_row), row_wraps, i32(g.in[1]), i32(g.in[2]), i32(g.in[3]),
+                   i32(g.out[1]), i32(g.out[2]), i32(out_w), i32(g.before[1]), i32(g.before[2]),
+                   i32(g.before[3]), by_w.multiplier, by_w.shift, by_h.multiplier, by_h.shift,
+                   by_d.multiplier, by_d.shift);
+  }
 }
 
 // Whether k adjacent elements of the last dimension always move together (extents and padding
@@ -107,9 +138,9 @@ bool whole_words(const Canonical4d& g, const void* x, const void* y, std::int64_
 }  // namespace
 
 // The widest word (8 or 4 bytes) the padding allows, else the element: float16 padded by 2 moves
-// 4-byte words, float32 8-byte words; one element per lane per load, so wider words are more
-// bytes in flight per thread (2-byte elements reached 52-58% of copy bandwidth, the same tensors
-// as 4-byte words 84-91%, on the H200).
+// 4-byte words, float32 8-byte words. The kernel's cost is index math per word, so wider words
+// move more bytes for it (on the H200, float16 padded by 2 as 4-byte words reaches 96-98% of copy
+// bandwidth, padded by 3, as 2-byte elements, about 60%).
 template <typename T>
 void circular_pad_triton(ap::In<T> x, ap::Out<T> y, std::span<const std::int64_t> padding,
                          ap::Stream stream) {

@@ -124,6 +124,17 @@ class OnTheGpu(unittest.TestCase):
         out = torch.ops.torchtrt_ex.nonzero(x)
         torch.testing.assert_close(out, torch.nonzero(x))
 
+    def test_an_output_past_the_triton_kernels_index_range_takes_several_launches(self):
+        # 32768 x 65537 float16 words (odd padding: 2-byte words) is more than one launch of the
+        # 32-bit kernel covers; the launcher splits it into runs of whole rows.
+        torch = self.torch
+        x = torch.randn(1, 32768, 65536, device="cuda", dtype=torch.float16)
+        out = torch.ops.torchtrt_ex.circular_pad_triton(x, [1, 0])
+        self.assertGreater(out.numel(), 2**31)
+        self.assertTrue(torch.equal(out, torch.nn.functional.pad(x, [1, 0], mode="circular")))
+        del x, out
+        torch.cuda.empty_cache()
+
     def test_bad_calls_raise_runtime_errors_naming_op_and_argument(self):
         torch = self.torch
         ops = torch.ops.torchtrt_ex
