@@ -33,6 +33,7 @@ __device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
 // 4 floats or 8 halves. The union reads the loaded bits as elements.
 template <typename T>
 union Vec16 {
+  using Element = T;
   static constexpr int kCount = static_cast<int>(sizeof(uint4) / sizeof(T));
   uint4 raw;
   T element[kCount];

@@ -135,6 +135,32 @@ class OnTheGpu(unittest.TestCase):
         del x, out
         torch.cuda.empty_cache()
 
+    def test_row_max_keeps_the_first_maximum_and_the_first_nan(self):
+        # The kernel compares elements in full only in steps that hold a NaN or a new maximum:
+        # rows that rise everywhere, fall, tie and hold NaNs, by warp (33) and block (4099).
+        torch = self.torch
+        x = torch.randn(6, 4099, device="cuda")
+        x[0] = torch.arange(4099.0)
+        x[1] = -torch.arange(4099.0)
+        x[2, 100] = x[2, 3000] = x[2, 20] = 50.0
+        x[3, 2000] = x[3, 10] = x[3, 3] = float("nan")
+        x[4, 4098] = float("inf")
+        x[5, 7] = float("nan")
+        x[5, 4000] = float("inf")
+        for dtype in (torch.float32, torch.float16, torch.bfloat16):
+            for width in (33, 4099):
+                with self.subTest(dtype=dtype, width=width):
+                    y = x[:, :width].to(dtype).contiguous()
+                    values, indices = torch.ops.torchtrt_ex.row_max(y)
+                    expected_values, expected_indices = torch.max(y, dim=-1)
+                    torch.testing.assert_close(values, expected_values, equal_nan=True,
+                                               rtol=0, atol=0)
+                    first_nan = torch.isnan(y).float().argmax(dim=-1)
+                    expected_indices = torch.where(torch.isnan(y).any(dim=-1), first_nan,
+                                                   expected_indices)
+                    self.assertTrue(torch.equal(indices, expected_indices), (indices,
+                                                                             expected_indices))
+
     def test_bad_calls_raise_runtime_errors_naming_op_and_argument(self):
         torch = self.torch
         ops = torch.ops.torchtrt_ex
