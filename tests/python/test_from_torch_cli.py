@@ -1,6 +1,7 @@
 """The from-torch command line without its run-time requirements: --help works, and a run names
 what is missing instead of failing with a traceback (standard library only)."""
 import contextlib
+import importlib.machinery
 import importlib.util
 import io
 import os
@@ -15,10 +16,15 @@ from autoplugin.from_torch.__main__ import main  # noqa: E402
 
 class CommandLine(unittest.TestCase):
     def run_main(self, argv, missing=()):
+        """main(argv) as if torch and triton were installed, but for the modules in `missing`."""
         find_spec = importlib.util.find_spec
 
         def without(name, *args):
-            return None if name in missing else find_spec(name, *args)
+            if name in missing:
+                return None
+            if name in ("torch", "triton"):
+                return importlib.machinery.ModuleSpec(name, None)
+            return find_spec(name, *args)
 
         stderr = io.StringIO()
         with mock.patch("importlib.util.find_spec", without), contextlib.redirect_stderr(stderr):
