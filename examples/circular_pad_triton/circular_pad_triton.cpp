@@ -90,7 +90,7 @@ Divisor divisor(std::int64_t d) {
 }
 
 // The tensors as words of `Bytes` bytes: the last dimension's extents and padding divided by the
-// elements per word. One launch covers at most kIndexLimit output words; larger outputs take
+// elements per word. One launch covers fewer than kIndexLimit output words; larger outputs take
 // several, each a run of whole rows.
 template <std::size_t Bytes>
 void launch_words(const void* x, void* y, Canonical4d g, std::int64_t elements_per_word,
