@@ -9,7 +9,8 @@ words (2, 4 or 8 bytes) whose size divides the last dimension's extents and padd
   rows RxC       the kernel before: R output rows per program in C-word column blocks, each row's
                  source row computed once (narrow rows leave lanes idle).
   flat B         one program per B consecutive output words, every word's row, column and source
-                 computed (divisions as multiply-high and shift), D and H always wrapped.
+                 computed (divisions as multiply-high and shift), D and H always wrapped: the
+                 shipped kernel with row_wraps 2.
   shipped        the example's kernel (examples/circular_pad_triton/circular_pad_triton.py): flat,
                  1024 words a program, the divisions and wraps of unpadded D and H skipped.
   fold B         the shipped kernel with other block sizes.
@@ -124,27 +125,6 @@ def magic(divisor):
     return -(-(1 << (31 + shift)) // divisor), shift
 
 
-@triton.jit
-def _divide(n, multiplier, shift):
-    return (tl.umulhi(n.to(tl.uint32) << 1, multiplier.to(tl.uint32)) >> shift).to(tl.int32)
-
-
-@triton.jit
-def flat_kernel(x, out, words, in_d, in_h, in_w, out_d, out_h, out_w, before_d, before_h,
-                before_w, w_multiplier, w_shift, h_multiplier, h_shift, d_multiplier, d_shift,
-                BLOCK: tl.constexpr):
-    offset = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offset < words
-    row = _divide(offset, w_multiplier, w_shift)
-    col = offset - row * out_w
-    rest = _divide(row, h_multiplier, h_shift)
-    n = _divide(rest, d_multiplier, d_shift)
-    outer = n * in_d + _wrap(rest - n * out_d - before_d, in_d)
-    source_row = outer * in_h + _wrap(row - rest * out_h - before_h, in_h)
-    source = source_row.to(tl.int64) * in_w + _wrap(col - before_w, in_w)
-    tl.store(out + offset, tl.load(x + source, mask=mask), mask=mask)
-
-
 def unspecialized(kernel):
     """The kernel as its AOT build sees it: no integer equal to 1 or multiple of 16, no aligned
     pointer assumed."""
@@ -167,10 +147,11 @@ def shipped_args(g_in, g_out, g_before, k=1):
             *magic(g_out[1]))
 
 
-def flat_args(g_in, g_out, g_before, k=1):
-    """flat_kernel's scalar arguments: the shipped kernel's without first_row and row_wraps."""
+def wrap_every_dimension_args(g_in, g_out, g_before, k=1):
+    """The shipped kernel's arguments with row_wraps 2 whatever is padded: its general branch,
+    every dimension divided and wrapped (the flat kernel without the skip)."""
     args = shipped_args(g_in, g_out, g_before, k)
-    return args[:1] + args[3:]
+    return args[:2] + (2,) + args[3:]
 
 
 def cpu_check():
@@ -235,7 +216,9 @@ def cpu_check():
                 k = word // x.element_size()
                 flat = x.reshape(-1).view(WORDS[word])
                 results = [emulate_rows(flat, *rows_args(g_in, g_out, g_before, k)),
-                           emulate_shipped(flat, *shipped_args(g_in, g_out, g_before, k))]
+                           emulate_shipped(flat, *shipped_args(g_in, g_out, g_before, k)),
+                           emulate_shipped(flat, *wrap_every_dimension_args(g_in, g_out,
+                                                                            g_before, k))]
                 for rows_per_launch in (1, 3):
                     results.append(emulate_shipped_in_launches(
                         flat, rows_per_launch, *shipped_args(g_in, g_out, g_before, k)))
@@ -263,7 +246,6 @@ def gpu_main():
     spec.loader.exec_module(module)
     shipped_jit = unspecialized(module.circular_pad_kernel)
     rows_jit = unspecialized(rows_kernel)
-    flat_jit = unspecialized(flat_kernel)
 
     def in_words(x, out, g_in, g_out, g_before):
         size = word_bytes(x.element_size(), g_in, g_out, g_before, [x, out])
@@ -286,7 +268,7 @@ def gpu_main():
 
     variants = [
         ("rows 4x256,4w (before)", rows_launcher(4, 256, 4)),
-        ("flat 1024,4w", flat_launcher(flat_jit, flat_args, 1024, 4)),
+        ("flat 1024,4w", flat_launcher(shipped_jit, wrap_every_dimension_args, 1024, 4)),
         ("shipped (fold 1024,4w)", flat_launcher(shipped_jit, shipped_args, 1024, 4)),
         ("fold 2048,4w", flat_launcher(shipped_jit, shipped_args, 2048, 4)),
         ("fold 512,4w", flat_launcher(shipped_jit, shipped_args, 512, 4)),
