@@ -34,6 +34,7 @@ SHAPE_INPUT_INDICES = "tensorrt_plugin_shape_input_indices"
 # argument to a translation function as its ONNX code).
 _ONNX_DTYPES = {1: "float32", 10: "float16", 16: "bfloat16", 3: "int8", 6: "int32", 7: "int64"}
 
+
 class OnnxAttribute(NamedTuple):
     """A node attribute: ``type`` is an ONNX AttributeType name (INT, INTS, FLOAT, FLOATS,
     STRING, STRINGS)."""
@@ -62,7 +63,8 @@ class OnnxExportError(ValueError):
     """A call the ONNX node cannot express; the message names the op and the argument."""
 
 
-def _attribute(op: Dict[str, Any], attribute: Dict[str, Any], value: Any) -> Optional[OnnxAttribute]:
+def _attribute(op: Dict[str, Any], attribute: Dict[str, Any],
+               value: Any) -> Optional[OnnxAttribute]:
     """The ONNX attribute for one schema attribute, or None to leave it out (its default)."""
     name, base, onnx_type = attribute["name"], attribute["base"], attribute["onnx"]
     where = f"op '{op['name']}': attribute '{name}'"
@@ -283,8 +285,8 @@ def _translation(op: Dict[str, Any], domain: Optional[str]):
 
     translate.__name__ = f"autoplugin_onnx_{op['plugin_name']}"
     translate.__qualname__ = translate.__name__
-    # The exporter reads the signature: one parameter per schema argument, no annotations (no
-    # typed signature is needed, the node is built here).
+    # The exporter infers an ONNX signature from the function's: one untyped parameter per
+    # schema argument (the node itself is built above, from the call).
     translate.__signature__ = inspect.Signature([
         inspect.Parameter(a["name"], inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)
         for a in op["arguments"]])
