@@ -1,6 +1,6 @@
-"""The models the ONNX export tests export (tests/onnx/export_models.py), run eagerly on a GPU with
-the examples' PyTorch op library: their outputs equal what they compute in plain PyTorch, so the
-calls whose exported nodes test_export.py checks are the calls that compute the right thing."""
+"""The models the ONNX export tests export (onnx_export_models.py), run eagerly on a GPU with the
+examples' PyTorch op library: their outputs equal what they compute in plain PyTorch, so the
+calls whose exported nodes test_onnx_export.py checks are the calls that compute the right thing."""
 import os
 import sys
 import unittest
@@ -31,16 +31,16 @@ class EagerOnTheGpu(unittest.TestCase):
         cls.torch = torch
         autoplugin.torch.load_library(LIBRARY)
         sys.path.insert(0, HERE)
-        import export_models
+        import onnx_export_models
 
-        cls.export_models = export_models
+        cls.models_module = onnx_export_models
 
     def check(self, name, model, inputs):
         torch = self.torch
         inputs = tuple(x.cuda() for x in inputs)
         out = model(*inputs)
         torch.cuda.synchronize()
-        want = self.export_models.expected(name, inputs)
+        want = self.models_module.expected(name, inputs)
         print(f"{name}: inputs {[tuple(x.shape) for x in inputs]} -> {tuple(out.shape)} "
               f"{out.dtype}, max |difference| "
               f"{(out.double() - want.double()).abs().max().item() if out.numel() else 0.0}")
@@ -52,13 +52,13 @@ class EagerOnTheGpu(unittest.TestCase):
             self.assertTrue(torch.equal(out, want))
 
     def test_every_model_computes_what_it_should(self):
-        for name, model, inputs, _, _ in self.export_models.models():
+        for name, model, inputs, _, _ in self.models_module.models():
             with self.subTest(name):
                 self.check(name, model, inputs)
 
     def test_dynamic_batches_run_eagerly(self):
         torch = self.torch
-        models = {m[0]: m[1] for m in self.export_models.models()}
+        models = {m[0]: m[1] for m in self.models_module.models()}
         for batch in (1, 5, 64):
             self.check("circular_pad", models["circular_pad"], (torch.randn(batch, 3, 8, 8),))
             self.check("broadcast_to", models["broadcast_to"],

@@ -70,9 +70,9 @@ class Export(unittest.TestCase):
         cls.torch, cls.onnx, cls.ap_onnx = torch, onnx, autoplugin.onnx
         cls.library = load_ops()
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import export_models
+        import onnx_export_models
 
-        cls.models = {m[0]: m[1:] for m in export_models.models()}
+        cls.models = {m[0]: m[1:] for m in onnx_export_models.models()}
         cls.folder = tempfile.TemporaryDirectory()
 
     @classmethod
