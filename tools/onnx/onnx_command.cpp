@@ -34,8 +34,9 @@ void usage(std::ostream& out) {
          "  nearest creators), attributes the parser drops or changes, the creator's errors,\n"
          "  shape-input indices (tensorrt_plugin_shape_input_indices), empty input names\n"
          "  (absent optional inputs: the parser passes a null tensor for each; leave trailing\n"
-         "  ones out and list others in the INTS attribute autoplugin_absent_inputs). Exits\n"
-         "  non-zero on any problem. Needs no GPU and no TensorRT runtime.\n";
+         "  ones out and list others in the INTS attribute autoplugin_absent_inputs), a\n"
+         "  number of outputs other than the plugin's (size tensors count). Exits non-zero\n"
+         "  on any problem. Needs no GPU and no TensorRT runtime.\n";
 }
 
 // ONNX Runtime's TensorRT execution providers register every TensorRT plugin as a custom op of
