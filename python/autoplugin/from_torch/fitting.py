@@ -40,7 +40,7 @@ def environment(op, point, input_shapes, output_shapes):
             stride *= shape[axis]
 
     for argument in op.arguments:
-        if argument.kind == "Tensor":
+        if argument.kind == "Tensor" and argument.name in input_shapes:  # not an absent Tensor?
             tensor_atoms(argument.name, input_shapes[argument.name])
     for index, shape in enumerate(output_shapes):
         tensor_atoms(output_name(op, index), shape)
