@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # from-torch on a GPU machine (CUDA, PyTorch, Triton; TensorRT's headers, no TensorRT runtime):
-# generate the three examples' plugin projects, build them against this checkout's installed
+# generate the three examples' plugin projects (the circular pad from the RFC's module as published), build them against this checkout's installed
 # autoplugin, run `autoplugin check` on each against PyTorch (the circular pad bitwise against
 # F.pad(mode="circular")), and run bench/from_torch_bench.py. Everything lands in $OUT.
 #
@@ -47,6 +47,8 @@ extra = {
     "triton_circular_pad": [
         {"name": "f32_large", "inputs": [{"dtype": "float32", "shape": [8, 16, 64, 72]}],
          "attributes": {"padding": [2, 3, 4, 1]}},
+        {"name": "f16_large", "inputs": [{"dtype": "float16", "shape": [4, 7, 33, 65]}],
+         "attributes": {"padding": [3, 1, 2, 5]}},
         {"name": "f16_dynamic", "inputs": [{"dtype": "float16", "min": [1, 3, 17, 19],
          "opt": [5, 3, 17, 19], "max": [9, 3, 17, 19]}], "attributes": {"padding": [0, 5, 7, 0, 1, 1]}},
         {"name": "f32_wrap_whole", "inputs": [{"dtype": "float32", "shape": [1, 2, 3, 4]}],

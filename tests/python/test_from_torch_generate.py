@@ -1,7 +1,10 @@
-"""from-torch end to end on the CPU: the three example modules become plugin projects (the
-generated C++ holds the recovered launches and shapes), and a launch that depends on tensor values
-is refused with the argument, the source line and why. Needs torch and triton (no GPU)."""
+"""from-torch end to end on the CPU: the example modules (the RFC's circular pad as published among
+them) and the focused modules beside this file become plugin projects (the generated C++ holds the
+recovered launches, shapes, requirements and workspace), the Python API works on repeated calls,
+and what cannot be generated is refused with the argument, the source line and why. Needs torch
+and triton (no GPU)."""
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -28,9 +31,10 @@ class GenerateExamplesTest(unittest.TestCase):
         cls.out = tempfile.mkdtemp(prefix="from_torch_test_")
 
     def generate(self, module, *extra):
-        result = from_torch(os.path.join(EXAMPLES, module), "--out", self.out,
+        result = from_torch(os.path.join(EXAMPLES, module), "--out", self.out, "--no-artefacts",
                             "--dtypes", "float32,float16", *extra)
         self.assertEqual(result.returncode, 0, result.stderr)
+        self.log = result.stderr
         folder = result.stdout.strip().splitlines()[-1]
         name = os.path.basename(folder)
         with open(os.path.join(folder, f"{name}.cpp")) as f:
@@ -63,9 +67,14 @@ class GenerateExamplesTest(unittest.TestCase):
                       'generated for (x of rank 4, padding of length 4) or (x of rank 4, padding '
                       'of length 6); ', cpp)
         self.assertIn('/* X_len       */ checked_i32(x.numel(), "X_len")', cpp)
-        # one kernel per dtype
+        # one kernel per dtype; the published host code allocates y as float32 of shape [1, 1,
+        # H', W'], the plugin's output is the fake's (x's dtype, [N, C, H', W']) and so is Y
         self.assertIn('SIGNATURE "*fp16, i32, i32, i32, i32, i32, i32, i32, i32, *fp16, i32, i32, '
                       'i32, i32, i32, 256"', cmake)
+        self.assertIn('/* Y_len       */ checked_i32(out.numel(), "Y_len")', cpp)
+        self.assertIn("note: output 0: the host code allocates [1, 1, ", self.log)
+        self.assertIn("circular_pad_rfc.py:69: y = torch.empty(tuple(out_dims.tolist()), "
+                      "device=x.device))", self.log)
         self.assertIn("triton_circular_pad_float32, triton_circular_pad_float16", cpp)
         # the copy shown in examples/from_torch/generated is what the generator writes today
         # (from the first #include on: the header names the versions it was generated with)
@@ -92,7 +101,7 @@ class LibraryOpTest(unittest.TestCase):
     def test_library_defined_op(self):
         with tempfile.TemporaryDirectory() as out:
             result = from_torch(os.path.join(os.path.dirname(__file__), "from_torch_library_op.py"),
-                                "--out", out)
+                                "--out", out, "--no-artefacts")
             self.assertEqual(result.returncode, 0, result.stderr)
             with open(os.path.join(out, "twice", "twice.cpp")) as f:
                 cpp = f.read()
@@ -104,7 +113,8 @@ class StructureTest(unittest.TestCase):
     def test_structures_strings_and_bools(self):
         with tempfile.TemporaryDirectory() as out:
             result = from_torch(os.path.join(os.path.dirname(__file__),
-                                             "from_torch_structures.py"), "--out", out)
+                                             "from_torch_structures.py"), "--out", out,
+                                "--no-artefacts")
             self.assertEqual(result.returncode, 0, result.stderr)
             with open(os.path.join(out, "shift", "shift.cpp")) as f:
                 cpp = f.read()
@@ -123,7 +133,8 @@ class StructureTest(unittest.TestCase):
     def test_extents_a_fake_requires_equal(self):
         with tempfile.TemporaryDirectory() as out:
             result = from_torch(os.path.join(os.path.dirname(__file__),
-                                             "from_torch_tied_extents.py"), "--out", out)
+                                             "from_torch_tied_extents.py"), "--out", out,
+                                "--no-artefacts")
             self.assertEqual(result.returncode, 0, result.stderr)
             with open(os.path.join(out, "add_bias", "add_bias.cpp")) as f:
                 cpp = f.read()
@@ -138,10 +149,11 @@ class RefusalTest(unittest.TestCase):
             result = from_torch(os.path.join(os.path.dirname(__file__), "from_torch_refused.py"),
                                 "--out", out)
             self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
-            self.assertIn("argument 'scale' of kernel 'scale_kernel'", result.stderr)
-            self.assertIn("from_torch_refused.py:22: scale_kernel[(triton.cdiv(x.numel(), 256),)]",
+            self.assertIn("op 'test::normalize_by_max': its host code reads the tensor contents "
+                          "at from_torch_refused.py:21 (scale = 1.0 / float(x.abs().max()))",
                           result.stderr)
-            self.assertIn("depends on the tensor contents", result.stderr)
+            self.assertIn("compute that value inside the kernel, or pass it as an attribute",
+                          result.stderr)
             self.assertEqual(os.listdir(out), [], "nothing is written for a refused op")
 
     def test_autotuned_kernel_is_refused(self):
@@ -158,6 +170,125 @@ class RefusalTest(unittest.TestCase):
             self.assertEqual(result.returncode, 1)
             self.assertIn("no example. Pass --example 'torchtrt_ex::triton_circular_pad(x=..., "
                           "padding=...)'", result.stderr)
+
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def generated(out, op):
+    with open(os.path.join(out, op, f"{op}.cpp")) as f:
+        cpp = f.read()
+    with open(os.path.join(out, op, "CMakeLists.txt")) as f:
+        cmake = f.read()
+    with open(os.path.join(out, op, "cases.json")) as f:
+        cases = json.load(f)
+    return cpp, cmake, cases
+
+
+class HostCodeAsWrittenTest(unittest.TestCase):
+    """The focused modules, each generated once (both dtypes)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.out = tempfile.mkdtemp(prefix="from_torch_host_")
+        cls.logs = {}
+        for module in ("device_guards", "scratch", "optional_inplace", "relations"):
+            result = from_torch(os.path.join(HERE, f"from_torch_{module}.py"), "--out", cls.out,
+                                "--no-artefacts", "--dtypes", "float32,float16")
+            cls.logs[module] = (result.returncode, result.stderr)
+
+    def module(self, name):
+        status, log = self.logs[name]
+        self.assertEqual(status, 0, log)
+        return log
+
+    def test_gpu_guards_and_returned_views(self):
+        self.module("device_guards")
+        cpp, _, _ = generated(self.out, "row_scale")
+        # asserts on is_cuda, the device and its capability passed; y, returned as a view, is
+        # the output; the 2-D view of x is x
+        self.assertIn("/* x_ptr        */ x.data(),", cpp)
+        self.assertIn("/* y_ptr        */ out.data(),", cpp)
+        self.assertIn('/* x_row_stride */ checked_i32(x.size(2), "x_row_stride")', cpp)
+        self.assertIn("ap::triton::make_grid(x.size(0) * x.size(1))", cpp)
+        # the fake's torch._check, the one PyTorch proves by itself included
+        self.assertIn("ap::require(scale[0] == x[2],", cpp)
+        self.assertIn('"x[2] <= 64 (torch._check in the fake implementation, '
+                      'from_torch_device_guards.py:', cpp)
+
+    def test_scratch_buffers_become_the_workspace(self):
+        self.module("scratch")
+        cpp, cmake, _ = generated(self.out, "rms_norm")
+        self.assertIn(".workspace(rms_norm_workspace);", cpp)
+        self.assertIn("return 256 * ap::ceil_div(x[0], 64) + 256;", cpp)
+        self.assertIn("/* rstd_ptr  */ reinterpret_cast<float*>(scratch + scratch0_offset),", cpp)
+        # torch.zeros: cleared before the launch, with the CUDA runtime
+        self.assertIn("check_cuda(cudaMemsetAsync(scratch + scratch1_offset, 0, "
+                      "scratch_bytes(1, 4), stream),", cpp)
+        self.assertIn("CUDA::cudart", cmake)
+        # returned, the same buffer is an output, float32 for fp16 inputs as the fake says
+        cpp, _, _ = generated(self.out, "rms_norm_stats")
+        self.assertIn("return 256;", cpp)  # only the counter is scratch
+        self.assertIn("ap::Out<__half> out0,\n                            ap::Out<float> out1,",
+                      cpp)
+        self.assertIn("/* rstd_ptr  */ out1.data(),", cpp)
+
+    def test_optional_tensor_and_in_place(self):
+        self.module("optional_inplace")
+        cpp, cmake, cases = generated(self.out, "scale_bias")
+        self.assertIn('AUTOPLUGIN_OP("test::scale_bias(Tensor x, Tensor? bias, float alpha) -> '
+                      'Tensor"', cpp)
+        self.assertIn("std::optional<ap::Shape> bias", cpp)
+        self.assertIn("if (x.rank() == 2 && bias.has_value() && bias->rank() == 1) {", cpp)
+        self.assertIn("ap::require((*bias)[0] == x[1],", cpp)
+        self.assertIn("ap::OptIn<float> bias,", cpp)
+        self.assertIn("if (x.rank() == 2 && !bias.present()) {", cpp)
+        self.assertIn('SIGNATURE "*fp32, *fp32, *fp32, i32, i32, fp32, False, 256"', cmake)
+        self.assertIn('SIGNATURE "*fp32, *fp32, *fp32, i32, i32, fp32, True, 256"', cmake)
+        self.assertIn(None, [i for case in cases["cases"] for i in case["inputs"]])
+        cpp, cmake, _ = generated(self.out, "axpy_")
+        self.assertIn('AUTOPLUGIN_OP("test::axpy_(Tensor(a0!) x, Tensor y, float alpha) -> '
+                      'Tensor(a0!)"', cpp)
+        self.assertIn("if (out.data() != x.data()) {", cpp)
+        self.assertIn("/* x_ptr */ out.data(),", cpp)
+
+    def test_relations_between_inputs(self):
+        log = self.module("relations")
+        cpp, _, _ = generated(self.out, "matvec")
+        # the fake is called positionally (its parameters are x, w; the op's X, W)
+        self.assertIn("ap::require(X[1] >= 2,", cpp)
+        self.assertIn('"X[1] == W[0] (the host code checks it, from_torch_relations.py:25)"', cpp)
+        cpp, _, _ = generated(self.out, "vector_add")
+        self.assertIn('"x[0] == y[0] (equal in the example; nothing in the fake or the host code '
+                      'says so)"', cpp)
+        self.assertIn("test::vector_add: note: requiring x[0] == y[0]", log)
+
+    def test_example_equalities_can_be_dropped(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(os.path.join(HERE, "from_torch_relations.py"), "--out", out,
+                                "--no-artefacts", "--op", "test::vector_add",
+                                "--no-example-equalities")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            cpp, _, _ = generated(out, "vector_add")
+        self.assertNotIn("ap::require(", cpp)
+        self.assertIn("not requiring x[0] == y[0] (--no-example-equalities)", result.stderr)
+
+
+class PythonApiTest(unittest.TestCase):
+    def test_generate_twice_in_one_process(self):
+        sys.path.insert(0, os.path.join(ROOT, "python"))
+        import autoplugin.from_torch as from_torch_api
+        messages = []
+        with tempfile.TemporaryDirectory() as out:
+            for attempt in range(2):
+                folders = from_torch_api.generate(
+                    os.path.join(HERE, "from_torch_library_op.py"), os.path.join(out, str(attempt)),
+                    artefacts=(attempt == 1), log=messages.append)
+                self.assertEqual([os.path.basename(f) for f in folders], ["twice"])
+            # the second call also shipped the compiled kernel (the project builds without Triton)
+            self.assertTrue(os.path.isfile(os.path.join(out, "1", "twice", "aot",
+                                                        "twice_twice_kernel_fp32.json")))
+        self.assertTrue(any("wrote" in m for m in messages))
 
 
 if __name__ == "__main__":

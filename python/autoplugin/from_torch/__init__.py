@@ -11,7 +11,7 @@ generation imports torch and triton when it runs, never when this package is imp
 
 
 def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90, log=print,
-             example_equalities=True):
+             example_equalities=True, artefacts=True):
     """Generates one CMake project per custom op of `module` under `out`; returns their folders.
 
     examples: strings ``"ns::op(x=[2, 3, 8, 8], padding=[1, 1, 2, 2])"`` (a tensor by its shape);
@@ -22,7 +22,9 @@ def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90,
     example_equalities: where two inputs' extents are equal in the example and neither the fake
     nor the host code says whether the kernel takes them unequal, the plugin requires them equal
     (False: it does not).
+    artefacts: compile the kernels into each project's aot/ folder, so that it builds where
+    Triton is absent.
     """
     from .pipeline import generate as run
     return run(module, out, examples=examples, ops=ops, dtypes=dtypes, arch=arch, log=log,
-               example_equalities=example_equalities)
+               example_equalities=example_equalities, artefacts=artefacts)

@@ -31,6 +31,9 @@ def main(argv=None):
                              "example and that neither the fake nor the host code relates (by "
                              "default they are required equal, and each such requirement is "
                              "reported)")
+    parser.add_argument("--no-artefacts", dest="artefacts", action="store_false",
+                        help="do not compile the kernels into each project's aot/ folder (the "
+                             "project then needs Triton where it is built)")
     args = parser.parse_args(argv)
     dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
     missing = [name for name in ("torch", "triton") if importlib.util.find_spec(name) is None]
@@ -44,6 +47,7 @@ def main(argv=None):
         folders = generate(args.module, args.out, examples=args.examples, ops=args.ops,
                            dtypes=dtypes, arch=args.arch,
                            example_equalities=args.example_equalities,
+                           artefacts=args.artefacts,
                            log=lambda message: print(message, file=sys.stderr))
     except GenerationError as error:
         print(f"autoplugin from-torch: {error}", file=sys.stderr)

@@ -144,10 +144,15 @@ def _recording_library_impls(recorded):
         torch.library.Library.impl = original
 
 
+_IMPORTED = {}  # path -> (module, its Library.impl registrations): ops register once a process
+
+
 def import_module(path):
     path = Path(path).resolve()
     if not path.is_file():
         raise GenerationError(f"{path}: no such file")
+    if path in _IMPORTED:
+        return _IMPORTED[path]
     sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location(f"_autoplugin_from_torch_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
@@ -155,6 +160,7 @@ def import_module(path):
     library_impls = {}
     with _recording_library_impls(library_impls):
         spec.loader.exec_module(module)
+    _IMPORTED[path] = module, library_impls
     return module, library_impls
 
 

@@ -50,7 +50,7 @@ def _where(function):
 
 
 def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90, log=print,
-             example_equalities=True):
+             example_equalities=True, artefacts=True):
     import torch
     import triton
 
@@ -109,7 +109,8 @@ def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90,
         for text, _ in mine:
             provenance.append(f"  generated for {text}")
         try:
-            folder = emit.write_project(op, structures, list(dtypes), out, provenance, arch)
+            folder = emit.write_project(op, structures, list(dtypes), out, provenance, arch, log,
+                                        artefacts)
         except TranslationError as error:
             raise GenerationError(f"op '{op.qualname}': an output shape has no ap::Dim form: "
                                   f"{error}") from None
