@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # from-torch on a GPU machine (CUDA, PyTorch, Triton; TensorRT's headers, no TensorRT runtime):
-# generate the three examples' plugin projects (the circular pad from the RFC's module as published), build them against this checkout's installed
-# autoplugin, run `autoplugin check` on each against PyTorch (the circular pad bitwise against
-# F.pad(mode="circular")), and run bench/from_torch_bench.py. Everything lands in $OUT.
+# generate the three examples' plugin projects (the circular pad from the RFC's module as
+# published), build them against this checkout's installed autoplugin, run `autoplugin check`
+# on each against PyTorch (the circular pad bitwise against F.pad(mode="circular")), and run
+# bench/from_torch_bench.py. Everything lands in $OUT.
 #
 #   OUT=/tmp/results TensorRT_ROOT=.deps/tensorrt/v11.1 examples/from_torch/run_gpu.sh
 set -euo pipefail
