@@ -156,6 +156,26 @@ class RefusalTest(unittest.TestCase):
                           result.stderr)
             self.assertEqual(os.listdir(out), [], "nothing is written for a refused op")
 
+    def test_host_code_refusals_say_what_to_change(self):
+        module = os.path.join(os.path.dirname(__file__), "from_torch_host_refusals.py")
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(module, "--out", out, "--no-artefacts", "--op",
+                                "test::aligned_copy")
+            self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+            self.assertIn("its host code rejects sizes the plugin would accept", result.stderr)
+            self.assertIn('at from_torch_host_refusals.py:20 (assert x.shape[-1] % 4 == 0, "rows '
+                          'of a multiple of 4"): AssertionError', result.stderr)
+            self.assertIn("State that condition in the fake implementation (torch._check(...))",
+                          result.stderr)
+            result = from_torch(module, "--out", out, "--no-artefacts", "--op",
+                                "test::upcast_copy", "--dtypes", "float32,float16")
+            self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+            self.assertIn("argument 'x_ptr' of kernel 'copy_kernel' (from_torch_host_refusals.py:"
+                          "34: ", result.stderr)
+            self.assertIn("is, for float16 inputs, a tensor the host code computes with 'float'",
+                          result.stderr)
+            self.assertIn("make it an input of the op", result.stderr)
+
     def test_autotuned_kernel_is_refused(self):
         with tempfile.TemporaryDirectory() as out:
             result = from_torch(os.path.join(os.path.dirname(__file__), "from_torch_autotuned.py"),

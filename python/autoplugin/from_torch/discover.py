@@ -92,7 +92,7 @@ def _arguments(qualname, schema):
     for returned in schema.returns:
         if str(returned.type) != "Tensor":
             raise GenerationError(f"op '{qualname}': returns {returned.type}; only Tensor returns "
-                                  "are generated")
+                                  "are generated: return a Tensor or a tuple of Tensors")
     if any(a.mutated for a in arguments) and schema.returns:
         raise GenerationError(f"op '{qualname}' both mutates "
                               f"{', '.join(a.name for a in arguments if a.mutated)} and returns "
@@ -158,7 +158,10 @@ def import_module(path):
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     library_impls = {}
-    with _recording_library_impls(library_impls):
+    from .launches import cuda_patched
+    # Module-level code may ask for the GPU (Triton's tutorials: DEVICE =
+    # triton.runtime.driver.active.get_active_torch_device()): it gets the one sampling uses.
+    with _recording_library_impls(library_impls), cuda_patched(90, set()):
         spec.loader.exec_module(module)
     _IMPORTED[path] = module, library_impls
     return module, library_impls

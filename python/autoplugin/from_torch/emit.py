@@ -190,7 +190,7 @@ def _launcher_text_as_sympy(op, traced, text):
         namespace[output_name(op, index)] = _Extents(shape)
     python = re.sub(r"ap::triton::cdiv\(", "_cdiv(", text)
     python = re.sub(r"(?<![\w:])floor_div\(", "_floor_div(", python)
-    python = python.replace("std::min(", "_min(").replace("std::max(", "_max(")
+    python = re.sub(r"std::(min|max)(<std::int64_t>)?\(", r"_\1(", python)
     return sympy.sympify(eval(python, {"__builtins__": {}}, namespace))
 
 

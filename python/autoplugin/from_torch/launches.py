@@ -126,7 +126,8 @@ def intercepted_launches(records, module_path):
         missing = [name for name in names if name not in arguments]
         if missing:
             raise GenerationError(f"{where}: launch of '{self.fn.__name__}' passes no value for "
-                                  f"{', '.join(missing)}")
+                                  f"{', '.join(missing)}: pass every parameter that has no "
+                                  "default")
         if callable(grid):
             grid = grid(dict(arguments))
         grid = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
@@ -348,7 +349,8 @@ def _tensor_role(op, value, run):
                       "memory (torch.empty/zeros): compute it inside a kernel, or make it an "
                       "input of the op")
     return None, ("a tensor that is neither an input nor an output of the op, nor a buffer the "
-                  "host code allocates (torch.empty/zeros)")
+                  "host code allocates (torch.empty/zeros): pass the kernel the op's tensors, "
+                  "views of them, or buffers the host code allocates")
 
 
 MAX_SAMPLE_ELEMENTS = 1 << 21
@@ -443,7 +445,7 @@ def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
     envs = [fitting.environment(op, point, {k: list(t.shape) for k, t in run.inputs.items()},
                                 [list(t.shape) for t in outputs])
             for point, run, outputs in zip(points, runs, plugin_shapes)]
-    dtype_runs = {d: _run_body(op, points[0], DTYPES[d], arch) for d in dtypes}
+    dtype_runs = {d: _checked_run(op, points[0], DTYPES[d], arch, notes) for d in dtypes}
     plugin_dtypes = {d: [t.dtype for t in _plugin_outputs(op, points[0], DTYPES[d])]
                      for d in dtypes}
     scratch = _scratch_buffers(op, runs, envs, samples, dtype_runs)
@@ -462,6 +464,11 @@ def _checked_run(op, point, dtype, arch, notes):
     try:
         return _run_body(op, point, dtype, arch, notes)
     except HostFailure as failure:
+        if dtype != torch.float32:
+            raise GenerationError(
+                f"op '{op.qualname}': its host code rejects {str(dtype).replace('torch.', '')} "
+                f"inputs{failure.where}: {type(failure.error).__name__}: {failure.error}. "
+                "Generate with --dtypes that it takes") from None
         raise GenerationError(
             f"op '{op.qualname}': its host code rejects sizes the plugin would accept, "
             f"{failure.shapes}{failure.where}: {type(failure.error).__name__}: {failure.error}. "
@@ -485,7 +492,7 @@ def _note_host_allocations(op, run, plugin_outputs, dtypes, arch, notes):
     differences = {}  # output -> the first dtype where the host code allocates otherwise
     for dtype in dtypes:
         host = run.outputs if dtype == "float32" else \
-            _run_body(op, run.point, DTYPES[dtype], arch).outputs
+            _checked_run(op, run.point, DTYPES[dtype], arch, notes).outputs
         plugin = plugin_outputs if dtype == "float32" else \
             _plugin_outputs(op, run.point, DTYPES[dtype])
         for index, (mine, theirs) in enumerate(zip(host, plugin)):
@@ -564,7 +571,8 @@ def _same_launches(op, first, second):
         raise GenerationError(f"op '{op.qualname}': the kernels launched change with the shapes "
                               f"or attributes ({[r.kernel.fn.__name__ for r in first]} vs "
                               f"{[r.kernel.fn.__name__ for r in second]}); a plugin needs one "
-                              "launch sequence per structure")
+                              "launch sequence per structure: launch the same kernels at every "
+                              "size, or split the op where the sequence changes")
 
 
 def _plain(value):
@@ -575,6 +583,14 @@ def _plain(value):
     if isinstance(value, torch.Tensor):
         return ("tensor", tuple(value.shape))
     return value
+
+
+def _fit(op, *args):
+    """fitting.fit, its refusal naming the op."""
+    try:
+        return fitting.fit(*args)
+    except GenerationError as error:
+        raise GenerationError(f"op '{op.qualname}': {error}") from None
 
 
 def _scalar_type(values, name, where, line):
@@ -591,8 +607,9 @@ def _scalar_type(values, name, where, line):
         return "i64"
     kinds = sorted({type(v).__name__ for v in values})
     raise GenerationError(f"argument '{name}' ({where}: {line}): values of type "
-                          f"{', '.join(kinds)} have no kernel scalar type (expected int, float, "
-                          "bool or a NumPy scalar)")
+                          f"{', '.join(kinds)} have no kernel scalar type: pass an int, float, "
+                          "bool or NumPy scalar (for an absent optional tensor, pass another "
+                          "tensor and a constexpr flag, as `HAS_BIAS=bias is not None`)")
 
 
 def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_runs, scratch,
@@ -619,10 +636,13 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
             arguments.append(_recover_pointer(op, name, context, position, recorded, runs,
                                               dtype_runs, scratch, plugin_dtypes))
             continue
-        triton_type = _scalar_type(values, name, first.where, first.line)
-        cpp = fitting.fit(values, fit_envs, check_envs, context, triton_type,
-                          [c for c in (_plain(first.arguments[n]) for n in constexprs)
-                           if isinstance(c, int) and not isinstance(c, bool)])
+        try:
+            triton_type = _scalar_type(values, name, first.where, first.line)
+        except GenerationError as error:
+            raise GenerationError(f"op '{op.qualname}': {error}") from None
+        cpp = _fit(op, values, fit_envs, check_envs, context, triton_type,
+                   [c for c in (_plain(first.arguments[n]) for n in constexprs)
+                    if isinstance(c, int) and not isinstance(c, bool)])
         arguments.append(RecoveredArgument(name, "scalar", cpp=cpp, triton_type=triton_type))
     grid = []
     block_sizes = [v for v in (_plain(first.arguments[n]) for n in constexprs)
@@ -630,16 +650,19 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
     for axis in range(max(len(r.grid) for r in recorded)):
         values = [r.grid[axis] if axis < len(r.grid) else 1 for r in recorded]
         context = f"grid axis {axis} of kernel '{kernel_name}' ({first.where}: {first.line})"
-        grid.append(fitting.fit(values, fit_envs, check_envs, context, "i64", block_sizes))
+        grid.append(_fit(op, values, fit_envs, check_envs, context, "i64", block_sizes))
     options = {k: _plain(v) for k, v in first.options.items()}
     for record in recorded:
         if {k: _plain(v) for k, v in record.options.items()} != options:
             raise GenerationError(f"op '{op.qualname}': the launch options of '{kernel_name}' "
-                                  f"({first.where}) change with the shapes or attributes")
+                                  f"({first.where}) change with the shapes or attributes; a "
+                                  "kernel is compiled ahead of time with one num_warps and "
+                                  "num_stages: fix them")
     unknown = sorted(set(options) - {"num_warps", "num_stages"})
     if unknown:
         raise GenerationError(f"op '{op.qualname}': launch option(s) {', '.join(unknown)} of "
-                              f"'{kernel_name}' ({first.where}) are not generated")
+                              f"'{kernel_name}' ({first.where}) are not generated: launch with "
+                              "num_warps and num_stages only")
     return RecoveredLaunch(kernel_name, Path(kernel.fn.__code__.co_filename).resolve(), grid,
                            arguments, int(options.get("num_warps", 4)),
                            int(options.get("num_stages", 3)), first.where, first.line)
@@ -670,8 +693,8 @@ def _scratch_buffers(op, runs, envs, samples, dtype_runs):
         made = [run.made[order[index]] for run, order in zip(runs, orders)]
         function, where, line, _ = made[0]
         context = f"the scratch buffer the host code allocates at {where} ({line})"
-        numel = fitting.fit([m[3].numel() for m in made], envs[:samples], envs[samples:],
-                            f"the element count of {context}", "i64")
+        numel = _fit(op, [m[3].numel() for m in made], envs[:samples], envs[samples:],
+                     f"the element count of {context}", "i64")
         element_bytes = max(dtype_runs[d].made[dtype_orders[d][index]][3].element_size()
                             for d in dtype_runs)
         buffers[index] = (ScratchBuffer(numel, element_bytes, function in ZERO_ALLOCATIONS,
@@ -703,6 +726,13 @@ def _recover_pointer(op, name, context, position, recorded, runs, dtype_runs, sc
     pointer_types = {}
     for dtype in plugin_dtypes:
         tensor = dtype_runs[dtype].records[position].arguments[name]
+        role, what = _tensor_role(op, tensor, dtype_runs[dtype])
+        if role is None:
+            raise GenerationError(f"op '{op.qualname}': {context} is, for {dtype} inputs, {what}")
+        if role != kind or (role != "workspace" and what != which):
+            raise GenerationError(f"op '{op.qualname}': {context} is {kind} {which} for float32 "
+                                  f"inputs but {role} {what} for {dtype} inputs; a plugin "
+                                  "passes each kernel parameter the same tensor")
         element = plugin_dtypes[dtype][which] if kind == "output" else tensor.dtype
         if element not in TRITON_POINTER_TYPES:
             raise GenerationError(f"op '{op.qualname}': {context} has dtype {element}, which "
