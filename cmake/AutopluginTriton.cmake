@@ -163,6 +163,9 @@ function(autoplugin_add_triton_kernel name)
   if(NOT EXISTS ${aot_script})
     set(aot_script ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../tools/triton_aot.py)
   endif()
+  # Its standard-library half, which generates the C++.
+  get_filename_component(aot_dir ${aot_script} DIRECTORY)
+  set(aot_scripts ${aot_script} ${aot_dir}/triton_aot_embed.py ${aot_dir}/triton_aot_family.py)
   cmake_parse_arguments(ARG "AUTOTUNE"
                         "SOURCE;KERNEL;SIGNATURE;NUM_WARPS;NUM_STAGES;ARCH;NAMESPACE;ARTEFACT_DIR"
                         "VARIANTS" ${ARGN})
@@ -199,7 +202,7 @@ function(autoplugin_add_triton_kernel name)
   string(REGEX REPLACE "[ \t\n]*,[ \t\n]*" ", " signature "${ARG_SIGNATURE}")
   string(STRIP "${signature}" signature)
   # A family: constexprs left to the variants, VARIANTS or AUTOTUNE. Its settings as the artefact
-  # records them: "autotune" and each variant with entries separated by ", ", joined by "; ".
+  # records them: "autotune" and each variant with entries separated by ", ", joined by " / ".
   set(is_family FALSE)
   set(variant_arguments "")
   set(requested "")
@@ -218,7 +221,7 @@ function(autoplugin_add_triton_kernel name)
   if(", ${signature}," MATCHES ", constexpr,")
     set(is_family TRUE)
   endif()
-  list(JOIN requested "; " expected_variants_requested)
+  list(JOIN requested " / " expected_variants_requested)
 
   _autoplugin_find_triton()
   get_property(embed_python GLOBAL PROPERTY _AUTOPLUGIN_PYTHON)
@@ -242,7 +245,7 @@ function(autoplugin_add_triton_kernel name)
               --signature "${signature}" --name ${name} --num-warps ${ARG_NUM_WARPS}
               --num-stages ${ARG_NUM_STAGES} --arch ${ARG_ARCH} --out-dir ${generated}/aot
               ${variant_arguments} --depfile ${generated}/aot/${name}.d
-      DEPENDS ${source} ${aot_script}
+      DEPENDS ${source} ${aot_scripts}
       # The modules the kernel imports and the installed Triton, as the compile found them.
       DEPFILE ${generated}/aot/${name}.d
       COMMENT "Triton AOT: ${ARG_KERNEL} -> ${name} (sm_${ARG_ARCH})" VERBATIM)
@@ -274,7 +277,7 @@ function(autoplugin_add_triton_kernel name)
     OUTPUT ${generated}/${name}.cpp ${generated}/include/triton_kernels/${name}.h
     COMMAND ${embed_python} ${aot_script} embed --artefact ${artefact}
             "--namespace=${ARG_NAMESPACE}" --out-dir ${generated}
-    DEPENDS ${artefact_files} ${aot_script}
+    DEPENDS ${artefact_files} ${aot_scripts}
     COMMENT "Embedding Triton kernel ${name}" VERBATIM)
   add_library(${name} STATIC ${generated}/${name}.cpp)
   target_include_directories(${name} PUBLIC ${generated}/include)

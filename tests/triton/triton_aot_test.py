@@ -1,5 +1,6 @@
-"""Unit tests of tools/triton_aot.py without Triton: the signature and PTX parsing of the compile
-step, and the C++ the embed step generates from an artefact. Standard library only.
+"""Unit tests of tools/triton_aot.py without Triton: the signature, variant and PTX parsing of the
+compile step, and the C++ the embed step generates from an artefact or a family (with
+triton_aot_embed.py and triton_aot_family.py). Standard library only.
 
     python3 tests/triton/triton_aot_test.py
 """
@@ -18,6 +19,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 spec = importlib.util.spec_from_file_location("triton_aot", SCRIPT)
 triton_aot = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(triton_aot)
+triton_aot_embed = sys.modules["triton_aot_embed"]  # the standard-library half it imports
 UsageError = triton_aot.UsageError
 
 PTX_TYPES = {"i1": "u8", "u1": "u8", "i8": "s8", "u8": "u8", "i16": "s16", "u16": "u16",
@@ -313,7 +315,7 @@ class FamilyTest(unittest.TestCase):
         self.assertIsNone(triton_aot.parse_constexpr("leaky_relu"))
         _, constants = triton_aot.parse_signature("'relu', constexpr", ["MODE", "BLOCK"], "k")
         self.assertEqual(constants, [constant("MODE", "'relu'"), constant("BLOCK", "constexpr")])
-        self.assertEqual(triton_aot.constant_member("MODE", "'relu'"),
+        self.assertEqual(triton_aot_embed.constant_member("MODE", "'relu'"),
                          '  static constexpr std::string_view MODE = "relu";\n')
 
     def test_variant_alternatives_multiply(self):
