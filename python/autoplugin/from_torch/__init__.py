@@ -10,13 +10,16 @@ generation imports torch and triton when it runs, never when this package is imp
 """
 
 
-def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90, log=print):
+def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90, log=print,
+             max_block=1 << 16):
     """Generates one CMake project per custom op of `module` under `out`; returns their folders.
 
     examples: strings ``"ns::op(x=[2, 3, 8, 8], padding=[1, 1, 2, 2])"`` (a tensor by its shape);
     each fixes a structure (every tensor's rank and every list's length) the plugin is generated
     for, and the sizes and attribute values around which the host code is sampled. Without one
-    for an op, the module's ``AUTOPLUGIN_EXAMPLES`` list is used.
+    for an op, the module's ``AUTOPLUGIN_EXAMPLES`` list is used. max_block: a constexpr the
+    host code computes with ``triton.next_power_of_2`` is compiled for each power of two up to it.
     """
     from .generate import generate as run
-    return run(module, out, examples=examples, ops=ops, dtypes=dtypes, arch=arch, log=log)
+    return run(module, out, examples=examples, ops=ops, dtypes=dtypes, arch=arch, log=log,
+               max_block=max_block)

@@ -25,6 +25,10 @@ def main(argv=None):
                         help="comma-separated input dtypes, one launcher each (float32, float16, "
                              "bfloat16; default float32)")
     parser.add_argument("--arch", type=int, default=90, help="GPU architecture (default 90)")
+    parser.add_argument("--max-block", type=int, default=1 << 16, metavar="N",
+                        help="a constexpr the host code computes as a power of two of the sizes "
+                             "(triton.next_power_of_2) is compiled for each power of two up to N "
+                             "(default 65536); larger sizes are refused by the plugin")
     args = parser.parse_args(argv)
     dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
     missing = [name for name in ("torch", "triton") if importlib.util.find_spec(name) is None]
@@ -36,7 +40,7 @@ def main(argv=None):
     from .discover import GenerationError
     try:
         folders = generate(args.module, args.out, examples=args.examples, ops=args.ops,
-                           dtypes=dtypes, arch=args.arch,
+                           dtypes=dtypes, arch=args.arch, max_block=args.max_block,
                            log=lambda message: print(message, file=sys.stderr))
     except GenerationError as error:
         print(f"autoplugin from-torch: {error}", file=sys.stderr)

@@ -10,6 +10,7 @@ import re
 import shutil
 from pathlib import Path
 
+from . import kernel_variants
 from .fitting import output_name
 from .sympy_to_dim import DimTranslator
 
@@ -54,7 +55,8 @@ def _kernel_target(op, structures, launch, dtype):
     kernel launched with other constexprs, scalar types or warps in another structure is another
     variant, `_v2`, ...)."""
     def settings(other):
-        return (other.signature(dtype), other.num_warps, other.num_stages)
+        return (other.signature(dtype), other.num_warps, other.num_stages,
+                tuple(_variants(other)))
 
     variants = []
     for structure in structures:
@@ -64,6 +66,12 @@ def _kernel_target(op, structures, launch, dtype):
     index = variants.index(settings(launch))
     suffix = "" if index == 0 else f"_v{index + 1}"
     return f"{op.name}_{launch.kernel_name}_{DTYPE_SHORT[dtype]}{suffix}"
+
+
+def _variants(launch):
+    """autoplugin_add_triton_kernel's VARIANTS for a launch whose constexprs change (none for
+    one compiled kernel)."""
+    return launch.family.variants(launch.num_warps, launch.num_stages) if launch.family else []
 
 
 def shape_function(op, structures):
@@ -102,6 +110,9 @@ def shape_function(op, structures):
             lines.append(f"    ap::require({translate.condition(condition)},")
             lines.append(f"                \"{show.condition(condition)} (a guard of the fake "
                          "implementation)\");")
+        for condition, message in kernel_variants.requirements(structure.launches):
+            lines.append(f"    ap::require({condition},")
+            lines.append(f"                \"{message}\");")
         shapes = ["ap::Shape{" + ", ".join(translate.dim(d) for d in shape) + "}"
                   for shape in traced.outputs]
         if op.num_outputs == 1:
@@ -160,7 +171,12 @@ def _argument_text(argument):
     return argument.cpp
 
 
-def launcher(op, structures, dtype):
+def launcher_name(op, dtype, config=None):
+    """One launcher per dtype, and per autotune config (the op's tactics)."""
+    return f"{op.name}_{dtype}" + ("" if config is None else f"_config{config}")
+
+
+def launcher(op, structures, dtype, config=None):
     element = DTYPE_ELEMENT[dtype]
     types = _element_types(op, structures, dtype)
     parameters = []
@@ -177,10 +193,19 @@ def launcher(op, structures, dtype):
     for structure in structures:
         lines.append(f"  if ({_structure_condition(op, structure.example, lambda n: n + '.')}) {{")
         for position, launch in enumerate(structure.launches):
+            if launch.config and launch.config.index != config:
+                continue
             kernel = _kernel_target(op, structures, launch, dtype)
             lines.append(f"    // {launch.where}: {launch.line}")
+            if launch.config:
+                lines.append(f"    // @triton.autotune config {launch.config.index}: "
+                             f"{launch.config.text}")
             grid = ", ".join(launch.grid)
             lines.append(f"    {kernel}::launch(")
+            if launch.varying:
+                # The family's variant for the constexprs the host code computes here.
+                keys = ", ".join(v.cpp for v in launch.varying)
+                lines.append(f"        {kernel}::select({keys}),")
             lines.append(f"        ap::triton::make_grid({grid}), stream,")
             runtime = [a for a in launch.arguments if a.kind != "constexpr"]
             width = max(len(a.name) for a in runtime)
@@ -193,7 +218,8 @@ def launcher(op, structures, dtype):
     lines.append(f"  throw ap::Error(\"{op.qualname}: no launch generated for these ranks or "
                  "lengths\");")
     lines.append("}")
-    header = _signature(f"void {op.name}_{dtype}", _unused_unnamed(parameters, lines))
+    header = _signature(f"void {launcher_name(op, dtype, config)}",
+                        _unused_unnamed(parameters, lines))
     return "\n".join([header] + lines)
 
 
@@ -248,11 +274,19 @@ def cpp_source(op, structures, dtypes, provenance):
                "attributes.")
     out.append(shape_function(op, structures))
     out.append("")
-    out.append("// Launchers, one per dtype, each with its own kernel compiled ahead of time.")
+    configs = kernel_variants.tactic_configs(structures)
+    if configs == [None]:
+        out.append("// Launchers, one per dtype, each with its own kernel compiled ahead of time.")
+    else:
+        out.append("// Launchers, one per dtype and @triton.autotune config, each with its own "
+                   "kernel compiled")
+        out.append("// ahead of time: the configs of a dtype are tactics, which TensorRT times.")
     for dtype in dtypes:
-        out.append(launcher(op, structures, dtype))
-        out.append("")
-    launchers = ", ".join(f"{op.name}_{dtype}" for dtype in dtypes)
+        for config in configs:
+            out.append(launcher(op, structures, dtype, config))
+            out.append("")
+    launchers = ", ".join(launcher_name(op, dtype, config) for dtype in dtypes
+                          for config in configs)
     out.append(f"AUTOPLUGIN_OP(\"{op.schema}\",")
     out.append(f"              {op.name}_shape, {launchers});")
     return "\n".join(out) + "\n"
@@ -290,9 +324,13 @@ def cmake_lists(op, structures, dtypes, kernel_file_name, arch):
                     f"  SOURCE {kernel_file_name} KERNEL {launch.kernel_name}",
                     f"  # {', '.join(a.name for a in launch.arguments)}",
                     f"  SIGNATURE \"{signature}\"",
-                    f"  NUM_WARPS {launch.num_warps} NUM_STAGES {launch.num_stages} "
-                    f"ARCH ${{{op.name.upper()}_ARCH}})",
                 ]
+                variants = _variants(launch)
+                if variants:
+                    lines.append("  VARIANTS")
+                    lines += [f"    \"{variant}\"" for variant in variants]
+                lines.append(f"  NUM_WARPS {launch.num_warps} NUM_STAGES {launch.num_stages} "
+                             f"ARCH ${{{op.name.upper()}_ARCH}})")
     lines += ["", f"autoplugin_add_library({op.name}_plugin SOURCES {op.name}.cpp)",
               f"target_link_libraries({op.name}_plugin PRIVATE {' '.join(targets)})", ""]
     return "\n".join(lines)

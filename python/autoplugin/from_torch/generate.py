@@ -43,7 +43,8 @@ def _where(function):
         return "?"
 
 
-def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90, log=print):
+def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90, log=print,
+             max_block=1 << 16):
     import torch
     import triton
 
@@ -82,7 +83,7 @@ def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90,
                     f"{len(traced.unreachable)} sampled point(s) that the generated shape function "
                     f"accepts, e.g. {traced.unreachable[0]}")
             log(f"{op.qualname}: recovering the launches of the host code")
-            launches = recover_launches(op, example, traced, dtypes)
+            launches = recover_launches(op, example, traced, dtypes, max_block=max_block)
             if not launches:
                 raise GenerationError(f"op '{op.qualname}': its host code launches no Triton "
                                       f"kernel for {text}")

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from . import fitting
+from . import fitting, kernel_variants
 from .discover import GenerationError
 
 TRITON_POINTER_TYPES = {
@@ -36,6 +36,7 @@ class RecordedLaunch:
     options: dict  # num_warps, num_stages, ...
     where: str  # "module.py:57"
     line: str
+    config: object = None  # kernel_variants.AutotuneConfig of an autotuned launch
 
 
 @dataclass
@@ -58,6 +59,12 @@ class RecoveredLaunch:
     num_stages: int
     where: str
     line: str
+    family: object = None  # kernel_variants.Family when constexprs change with the shapes
+    config: object = None  # kernel_variants.AutotuneConfig: launched by that config's tactic
+
+    @property
+    def varying(self):
+        return self.family.varying if self.family else []
 
     def signature(self, dtype):
         entries = []
@@ -105,11 +112,7 @@ def intercepted_launches(records, module_path):
     original_autotuner = Autotuner.run
 
     def autotuned(self, *args, **kwargs):
-        where, line = _launch_site(module_path)
-        name = getattr(getattr(self, "base_fn", None), "__name__", "the kernel")
-        raise GenerationError(f"{where}: {line}: '{name}' is autotuned (@triton.autotune); a "
-                              "plugin's kernel is compiled ahead of time for one configuration: "
-                              "launch the @triton.jit kernel with the configuration you want")
+        kernel_variants.launch_each_config(self, args, kwargs, records, module_path)
 
     JITFunction.run = run
     Autotuner.run = autotuned
@@ -235,8 +238,10 @@ def _numel(shape):
     return total
 
 
-def recover_launches(op, example, traced, dtypes, samples=12, seed=1):
-    """The launches of the op's host code for one structure (ranks, list lengths)."""
+def recover_launches(op, example, traced, dtypes, samples=12, seed=1,
+                     max_block=kernel_variants.DEFAULT_MAX_BLOCK):
+    """The launches of the op's host code for one structure (ranks, list lengths); a constexpr
+    that changes with the shapes becomes a family of powers of two up to `max_block`."""
     rng = random.Random(seed)
     points = _sample_points(op, example, traced.requires, traced.symbols, 2 * samples, rng)
     points += _sample_points(op, example, traced.requires, traced.symbols, 0, rng, long_axes=True)
@@ -254,9 +259,32 @@ def recover_launches(op, example, traced, dtypes, samples=12, seed=1):
     launches = []
     for position, record in enumerate(runs[0][0]):
         recorded = [run[0][position] for run in runs]
+
+        def probe(atom, value, position=position):
+            return _probe(op, example, traced, position, atom, value)
+
         launches.append(_recover_launch(op, position, record, recorded, envs, runs, samples,
-                                        dtypes, points))
+                                        dtypes, points, probe, max_block))
     return launches
+
+
+def _probe(op, example, traced, position, atom, value):
+    """The launch at `position` when the host code runs with launcher atom `atom` (an input's
+    extent or an int attribute) set to `value`, the other sizes as in the example."""
+    from .shapes import tie, tied_extents
+    point = {name: list(v) if isinstance(v, list) else v for name, v in example.items()}
+    keep = None
+    if ".size(" in atom:
+        tensor, axis = atom.split(".size(")
+        keep = (tensor, int(axis.rstrip(")")))
+        point[tensor][keep[1]] = value
+    else:
+        point[atom] = value
+    tie(point, tied_extents(traced.requires, traced.symbols), keep=keep)
+    records, _, _ = _run_body(op, point, torch.float32, seed=0)
+    if position >= len(records):
+        raise GenerationError(f"the host code launches {len(records)} kernels at {point}")
+    return records[position]
 
 
 def _same_launches(op, point, first, second, content_changed):
@@ -315,21 +343,25 @@ def _scalar_type(values, name, where, line):
                           "bool or a NumPy scalar)")
 
 
-def _recover_launch(op, position, first, recorded, envs, runs, samples, dtypes, points):
+def _recover_launch(op, position, first, recorded, envs, runs, samples, dtypes, points, probe,
+                    max_block):
     kernel = first.kernel
     kernel_name = kernel.fn.__name__
     fit_envs, check_envs = envs[:samples], envs[samples:]
     constexprs = {p.name for p in kernel.params if p.is_constexpr}
     arguments = []
+    family = None
     for name in first.arguments:
         values = [r.arguments[name] for r in recorded]
         context = f"argument '{name}' of kernel '{kernel_name}' ({first.where}: {first.line})"
         if name in constexprs:
             plain = {repr(_plain(v)) for v in values}
             if len(plain) != 1:
-                raise GenerationError(f"op '{op.qualname}': {context}: a constexpr that changes "
-                                      f"with the shapes or attributes ({sorted(plain)}); a kernel "
-                                      "is compiled ahead of time for one value")
+                family, argument = kernel_variants.add_varying(
+                    family, op, name, first, recorded, constexprs, envs, context, probe,
+                    max_block)
+                arguments.append(argument)
+                continue
             value = _plain(values[0])
             text = "True" if value is True else "False" if value is False else repr(value)
             arguments.append(RecoveredArgument(name, "constexpr", constexpr=text))
@@ -352,7 +384,9 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtypes, 
         grid.append(fitting.fit(values, fit_envs, check_envs, context, "i64", block_sizes))
     options = {k: _plain(v) for k, v in first.options.items()}
     for record in recorded:
-        if {k: _plain(v) for k, v in record.options.items()} != options:
+        # A family's warps and stages follow its power of two (read per variant by probing).
+        probed = family is not None and family.options
+        if not probed and {k: _plain(v) for k, v in record.options.items()} != options:
             raise GenerationError(f"op '{op.qualname}': the launch options of '{kernel_name}' "
                                   f"({first.where}) change with the shapes or attributes")
     unknown = sorted(set(options) - {"num_warps", "num_stages"})
@@ -361,7 +395,8 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtypes, 
                               f"'{kernel_name}' ({first.where}) are not generated")
     return RecoveredLaunch(kernel_name, Path(kernel.fn.__code__.co_filename).resolve(), grid,
                            arguments, int(options.get("num_warps", 4)),
-                           int(options.get("num_stages", 3)), first.where, first.line)
+                           int(options.get("num_stages", 3)), first.where, first.line, family,
+                           first.config)
 
 
 def _recover_pointer(op, name, context, position, recorded, runs, points, dtypes):
