@@ -350,7 +350,8 @@ def _profile(op, structure, tensors):
 
     def holds(point):
         values = _values(structure.traced.symbols, point)
-        return all(bool(r.xreplace(values)) for r in structure.traced.requires)
+        return (all(bool(r.xreplace(values)) for r in structure.traced.requires) and
+                kernel_variants.within_limits(structure.launches, point))
 
     for bound, change in ((lows, lambda e: max(1, e // 2)), (highs, lambda e: 2 * e)):
         for t in tensors:

@@ -185,6 +185,19 @@ def _powers_of_two(op, name, atom, cpp, bounded, lowest, probe, max_block, conte
     return varying, options
 
 
+def within_limits(launches, point):
+    """Whether `point` (argument -> shape or value) keeps every size in the families' ranges."""
+    for launch in launches:
+        for varying in getattr(launch, "varying", []):
+            if not varying.bounded:
+                continue
+            name, _, axis = varying.bounded.partition("[")
+            size = point[name][int(axis.rstrip("]"))] if axis else point[name]
+            if size > varying.limit:
+                return False
+    return True
+
+
 def requirements(launches):
     """The shape function's requirements that keep every size in the families' ranges: C++
     (condition, message) pairs."""
