@@ -141,13 +141,16 @@ const LauncherEntry* Op::find_launcher(std::span<const DType> dtypes, std::int32
 
 std::int64_t Op::launch_another(const LauncherEntry& declined, const LaunchArgs& args,
                                 const LauncherEntry** ran) const {
-  std::string names = "'" + declined.launcher->name + "'";
   for (const LauncherEntry& e : launchers_) {
     if (&e == &declined || e.dtypes != declined.dtypes) continue;
     if (ran != nullptr) *ran = &e;
     const std::int64_t status = e.launcher->thunk(e.launcher->callable.get(), args);
     if (status != kNotApplicable) return status;
-    names += ", '" + e.launcher->name + "'";
+  }
+  // Every launcher declined: only now is anything allocated (enqueue allocates nothing).
+  std::string names = "'" + declined.launcher->name + "'";
+  for (const LauncherEntry& e : launchers_) {
+    if (&e != &declined && e.dtypes == declined.dtypes) names += ", '" + e.launcher->name + "'";
   }
   std::string shapes;
   for (std::size_t k = 0; k < args.inputs.size(); ++k) {
