@@ -21,11 +21,12 @@ config (times each --variant, when both are given). DIR/ARTEFACT.json then lists
 each an artefact of its own (DIR/ARTEFACT.0.json, .cubin, .ptx, ...).
 
 `embed` (Python's standard library only, so that a build from a shipped artefact needs no
-Triton: triton_aot_embed.py and triton_aot_family.py beside this file) turns such an artefact into OUT/ARTEFACT.cpp (the embedded module and its KernelImage)
-and OUT/include/triton_kernels/ARTEFACT.h (a struct ARTEFACT with the kernel's constexprs and a
-typed launch(); for a family, the variants' values, find()/select() by value and launch(variant,
-...)), after checking that the files belong together. `ship` copies an artefact (a family with
-its variants, removing variants it no longer has) into the folder it is shipped in.
+Triton: triton_aot_embed.py and triton_aot_family.py beside this file) turns such an artefact
+into OUT/ARTEFACT.cpp (the embedded module and its KernelImage) and
+OUT/include/triton_kernels/ARTEFACT.h (a struct ARTEFACT with the kernel's constexprs and a typed
+launch(); for a family, the variants' values, find()/select() by value and launch(variant, ...)),
+after checking that the files belong together. `ship` copies an artefact (a family with its
+variants, removing variants it no longer has) into the folder it is shipped in.
 
 SIG lists every parameter of the kernel in order, as Triton's own AOT compiler takes it: a type
 (`*fp32`, `i32`, `fp32`, ...) optionally followed by `:16` (the value, or the address, is a
@@ -181,7 +182,8 @@ def family_variants(args, kernel, constants):
                 ("maxnreg", getattr(config, "maxnreg", None) is not None),
                 ("ir_override", getattr(config, "ir_override", None) is not None)] if present]
             if unsupported:
-                raise UsageError(f"{where}: {', '.join(unsupported)} is not supported ahead of time")
+                raise UsageError(f"{where}: {', '.join(unsupported)} is not supported ahead "
+                                 "of time")
             values = {}
             for name, value in config.kwargs.items():
                 if name not in varying:

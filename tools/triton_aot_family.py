@@ -65,8 +65,9 @@ def read_family(artefact, manifest, json_path):
         variants.append((entry, metadata, cubin, ptx))
     first = variants[0][1]
     for entry, metadata, _, _ in variants[1:]:
+        names = [c["name"] for c in metadata["constants"]]
         if metadata["parameters"] != first["parameters"] or \
-                [c["name"] for c in metadata["constants"]] != [c["name"] for c in first["constants"]]:
+                names != [c["name"] for c in first["constants"]]:
             raise UsageError(f"{json_path}: variant {entry['artefact']} takes other parameters "
                              "than the first (regenerate the family)")
     varying = list(variants[0][0]["constexprs"])
@@ -271,7 +272,7 @@ def generate_family_source(name, namespace, family):
             f"{''.join(images)}"
             "  };\n"
             "  if (variant >= variants.size()) {\n"
-            f"    autoplugin::triton::throw_no_variant({c_string(name)}, \"variant \" + "
+            f"    autoplugin::triton::throw_no_variant({c_string(name)}, \"index \" + "
             "std::to_string(variant),\n"
             f"                                         {c_string(compiled)});\n"
             "  }\n"

@@ -339,7 +339,7 @@ TEST(TritonFamily, SelectNamesTheValuesAndTheVariants) {
             "EVEN=False; BLOCK=1024, EVEN=True; BLOCK=1024, EVEN=False); compile one more: "
             "VARIANTS of autoplugin_add_triton_kernel(test_row_scale)");
   EXPECT_THAT(error_of([] { test_row_scale::image(6); }),
-              HasSubstr("'test_row_scale' has no variant for variant 6 (its variants: BLOCK=32"));
+              HasSubstr("'test_row_scale' has no variant for index 6 (its variants: BLOCK=32"));
 }
 
 TEST(TritonFamily, VariantsShareTheTypedLaunch) {
