@@ -6,6 +6,7 @@
 #include <autoplugin/triton.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
