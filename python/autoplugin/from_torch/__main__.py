@@ -25,6 +25,15 @@ def main(argv=None):
                         help="comma-separated input dtypes, one launcher each (float32, float16, "
                              "bfloat16; default float32)")
     parser.add_argument("--arch", type=int, default=90, help="GPU architecture (default 90)")
+    parser.add_argument("--no-example-equalities", dest="example_equalities",
+                        action="store_false",
+                        help="do not require extents of different inputs that are equal in the "
+                             "example and that neither the fake nor the host code relates (by "
+                             "default they are required equal, and each such requirement is "
+                             "reported)")
+    parser.add_argument("--no-artefacts", dest="artefacts", action="store_false",
+                        help="do not compile the kernels into each project's aot/ folder (the "
+                             "project then needs Triton where it is built)")
     parser.add_argument("--max-block", type=int, default=1 << 16, metavar="N",
                         help="a constexpr the host code computes as a power of two of the sizes "
                              "(triton.next_power_of_2) is compiled for each power of two up to N "
@@ -40,7 +49,9 @@ def main(argv=None):
     from .discover import GenerationError
     try:
         folders = generate(args.module, args.out, examples=args.examples, ops=args.ops,
-                           dtypes=dtypes, arch=args.arch, max_block=args.max_block,
+                           dtypes=dtypes, arch=args.arch,
+                           example_equalities=args.example_equalities,
+                           artefacts=args.artefacts, max_block=args.max_block,
                            log=lambda message: print(message, file=sys.stderr))
     except GenerationError as error:
         print(f"autoplugin from-torch: {error}", file=sys.stderr)

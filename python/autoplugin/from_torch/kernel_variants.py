@@ -35,6 +35,7 @@ class VaryingConstexpr:
     bounded: str = ""  # the shape function's C++ for the driving size, e.g. "x[1]"
     limit: int = 0  # the largest value compiled
     limit_reason: str = ""
+    atom: str = ""  # the launcher atom it is computed from (power-of-two constexprs)
 
 
 @dataclass
@@ -75,24 +76,32 @@ def _shape_function_text(atom, op):
     return ""
 
 
-def _bool_candidates(envs, others):
-    """(C++, value per environment) of the bool conditions a heuristic typically computes: a bool
-    attribute or its negation, a size divisible by, or equal to, a power of two or another
-    integer constexpr of the launch (`others`: (C++, value per environment))."""
-    for atom in envs[0].atoms:
-        if all(isinstance(env.atoms[atom], bool) for env in envs):
-            yield atom, [env.atoms[atom] for env in envs]
-            yield f"!{atom}", [not env.atoms[atom] for env in envs]
-    divisors = [(str(2 ** k), [2 ** k] * len(envs)) for k in range(1, 17)] + list(others)
-    for atom in envs[0].atoms:
-        sizes = [env.atoms[atom] for env in envs]
-        if not all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
+def _bool_candidates(atoms, others):
+    """(C++, function of (atoms, the others' values)) of the bool conditions a heuristic
+    typically computes: a bool attribute or its negation, a size divisible by, or equal to, a
+    power of two or another integer constexpr of the launch (`others`: their C++), the launch's
+    power of two first."""
+    for atom in atoms:
+        if isinstance(atoms[atom], bool):
+            yield atom, lambda a, o, n=atom: a[n]
+            yield f"!{atom}", lambda a, o, n=atom: not a[n]
+    divisors = [(cpp, lambda o, k=k: o[k]) for k, cpp in enumerate(others)]
+    divisors += [(str(2 ** k), lambda o, d=2 ** k: d) for k in range(1, 17)]
+    for atom in atoms:
+        if not isinstance(atoms[atom], int) or isinstance(atoms[atom], bool):
             continue
         for cpp, divisor in divisors:
             yield (f"{atom} % {cpp} == 0",
-                   [d != 0 and s % d == 0 for s, d in zip(sizes, divisor)])
-        for cpp, other in others:
-            yield f"{atom} == {cpp}", [s == o for s, o in zip(sizes, other)]
+                   lambda a, o, n=atom, d=divisor: d(o) != 0 and a[n] % d(o) == 0)
+        for k, cpp in enumerate(others):
+            yield f"{atom} == {cpp}", lambda a, o, n=atom, k=k: a[n] == o[k]
+
+
+def _holds(function, atoms, others):
+    try:
+        return function(atoms, others)
+    except (KeyError, TypeError, ZeroDivisionError):
+        return None
 
 
 def add_varying(family, op, name, first, recorded, constexprs, envs, context, probe, max_block):
@@ -101,16 +110,16 @@ def add_varying(family, op, name, first, recorded, constexprs, envs, context, pr
     from .launches import RecoveredArgument, _plain
     family = family or Family([])
     # What a bool may be compared with: the launch's other integer constexprs, as recovered.
-    others = [(v.cpp, [_plain(r.arguments[v.name]) for r in recorded])
-              for v in family.varying if v.bounded]
+    others = [(v.cpp, v.name) for v in family.varying if v.bounded]
     for other in first.arguments:
         value = _plain(first.arguments[other])
         if (other in constexprs and other != name and isinstance(value, int) and
                 not isinstance(value, bool) and
                 all(_plain(r.arguments[other]) == value for r in recorded)):
-            others.append((repr(value), [value] * len(recorded)))
-    varying, options = recover(op, name, [r.arguments[name] for r in recorded], envs, context,
-                               probe, max_block, others)
+            others.append((repr(value), other))
+    driving = next((v for v in family.varying if v.bounded), None)
+    varying, options = recover(op, name, recorded, envs, context, probe, max_block, others,
+                               driving)
     if options and any(v.bounded for v in family.varying):
         raise GenerationError(f"op '{op.qualname}': {context}: a second constexpr that is a "
                               "power of two of the sizes; one per launch is generated")
@@ -119,16 +128,31 @@ def add_varying(family, op, name, first, recorded, constexprs, envs, context, pr
     return family, RecoveredArgument(name, "constexpr", cpp=varying.cpp, constexpr=VARYING)
 
 
-def recover(op, name, values, envs, context, probe, max_block, others=()):
-    """The VaryingConstexpr for `name`, whose `values` (one per sampled point, `envs` alike)
-    change; `probe(atom, value)` runs the host code with that launcher atom set to `value` and
-    returns the recorded launch (or raises GenerationError when the host code refuses it);
-    `others`: the launch's integer constexprs recovered before, as (C++, value per point)."""
+def recover(op, name, recorded, envs, context, probe, max_block, others=(), driving=None):
+    """The VaryingConstexpr for `name`, whose values in `recorded` (one launch per sampled point,
+    `envs` alike) change; `probe(atom, value)` runs the host code with that launcher atom set to
+    `value` and returns (the recorded launch, the atoms of its inputs and attributes), or raises
+    GenerationError when the host code refuses it. `others`: (C++, name) of the launch's integer
+    constexprs recovered before; `driving`: its power-of-two constexpr, if any, whose sizes are
+    probed to tell apart bool conditions that the samples cannot."""
     from .launches import _plain
-    plain = [_plain(v) for v in values]
+    plain = [_plain(r.arguments[name]) for r in recorded]
     if all(isinstance(v, bool) for v in plain):
-        for cpp, candidate in _bool_candidates(envs, others):
-            if candidate == plain:
+        cpps = [cpp for cpp, _ in others]
+        per_point = [[_plain(r.arguments[n]) for _, n in others] for r in recorded]
+        probes = []
+        if driving is not None:
+            for size in (2, 3, 8, 9, 64, 65):
+                try:
+                    record, atoms = probe(driving.atom, size)
+                except GenerationError:
+                    continue
+                probes.append((atoms, [_plain(record.arguments[n]) for _, n in others],
+                               _plain(record.arguments[name])))
+        for cpp, function in _bool_candidates(envs[0].atoms, cpps):
+            if all(_holds(function, env.atoms, o) == v
+                   for env, o, v in zip(envs, per_point, plain)) and \
+                    all(_holds(function, atoms, o) == v for atoms, o, v in probes):
                 return VaryingConstexpr(name, cpp, ["True", "False"]), None
         raise GenerationError(f"op '{op.qualname}': {context}: a bool constexpr that changes with "
                               f"the shapes or attributes ({sorted(set(plain))}) and is neither a "
@@ -165,7 +189,7 @@ def _powers_of_two(op, name, atom, cpp, bounded, lowest, probe, max_block, conte
     value = lowest
     while value <= max_block:
         try:
-            record = probe(atom, value)
+            record, _ = probe(atom, value)
         except GenerationError as error:
             # "op '...': its host code failed on CPU tensors {...} at FILE:LINE (...): Error"
             refusal = str(error).split(" at ", 1)[-1]
@@ -181,7 +205,7 @@ def _powers_of_two(op, name, atom, cpp, bounded, lowest, probe, max_block, conte
     if not reason:
         reason = (f"variants are compiled up to {name} = {values[-1]}; regenerate with "
                   f"--max-block {2 * int(values[-1])} (or larger) for larger sizes")
-    varying = VaryingConstexpr(name, cpp, values, bounded, int(values[-1]), reason)
+    varying = VaryingConstexpr(name, cpp, values, bounded, int(values[-1]), reason, atom)
     return varying, options
 
 
