@@ -190,10 +190,8 @@ def _powers_of_two(op, name, atom, cpp, bounded, lowest, probe, max_block, conte
     while value <= max_block:
         try:
             record, _ = probe(atom, value)
-        except GenerationError as error:
-            # "op '...': its host code failed on CPU tensors {...} at FILE:LINE (...): Error"
-            refusal = str(error).split(" at ", 1)[-1]
-            reason = f"the host code refuses {bounded} = {value} (at {refusal})"
+        except GenerationError as error:  # "at FILE:LINE (the line): Error: message"
+            reason = f"the host code refuses {bounded} = {value} ({error})"
             break
         options[str(value)] = (int(record.options.get("num_warps", 4)),
                                int(record.options.get("num_stages", 3)))
