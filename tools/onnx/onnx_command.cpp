@@ -10,6 +10,7 @@
 #include <string>
 
 #include "../exit_codes.h"
+#include "capabilities.h"
 #include "check/case.h"
 #include "check/isolation.h"
 #include "check/library.h"
@@ -33,9 +34,14 @@ void usage(std::ostream& out) {
          "  nearest creators), attributes the parser drops or changes, the creator's errors,\n"
          "  shape-input indices (tensorrt_plugin_shape_input_indices), empty input names\n"
          "  (absent optional inputs: the parser passes a null tensor for each; leave trailing\n"
-         "  ones out and list others in the INTS attribute autoplugin_absent_inputs). Exits\n"
-         "  non-zero on any problem. Needs no GPU and no TensorRT runtime.\n";
+         "  ones out and list others in the INTS attribute autoplugin_absent_inputs), a\n"
+         "  number of outputs other than the plugin's (size tensors count). Exits non-zero\n"
+         "  on any problem. Needs no GPU and no TensorRT runtime.\n";
 }
+
+// ONNX Runtime's TensorRT execution providers register every TensorRT plugin as a custom op of
+// this domain, so a node there names its creator's namespace in plugin_namespace.
+constexpr const char* kOrtTensorRtDomain = "trt.plugins";
 
 bool is_standard_domain(const std::string& domain) {
   return domain.empty() || domain == "ai.onnx" || domain == "ai.onnx.ml" ||
@@ -88,6 +94,10 @@ nlohmann::json near_misses(const Node& node, const std::string& version,
       hints.push_back(c.text() + ": the library has version \"" + c.version +
                       "\", the node asks for \"" + version +
                       "\" (set attribute plugin_version to \"" + c.version + "\")");
+    } else if (c.version == version && node.domain == kOrtTensorRtDomain) {
+      hints.push_back(c.text() + ": in namespace \"" + c.ns +
+                      "\" (set attribute plugin_namespace to \"" + c.ns + "\"; the domain " +
+                      kOrtTensorRtDomain + " is ONNX Runtime's for TensorRT plugins)");
     } else if (c.version == version) {
       hints.push_back(c.text() + ": in namespace \"" + c.ns +
                       "\" (set the node's domain or attribute plugin_namespace to \"" + c.ns +
@@ -121,6 +131,22 @@ nlohmann::json near_misses(const Node& node, const std::string& version,
   return hints;
 }
 
+// The parser registers the plugin layer's outputs under the node's output names, one each:
+// recent parsers refuse a node whose named outputs differ in number ("Node has more output
+// tensors than TRT expected"), older ones leave the surplus unnamed.
+void check_outputs(const Node& node, int plugin_outputs, nlohmann::json& entry) {
+  const auto named = std::count_if(node.outputs.begin(), node.outputs.end(),
+                                   [](const std::string& name) { return !name.empty(); });
+  entry["outputs"] = named;
+  if (plugin_outputs < 0 || named == plugin_outputs) return;
+  entry["problems"].push_back(
+      "the node names " + std::to_string(named) + " output" + (named == 1 ? "" : "s") +
+      ", the plugin has " + std::to_string(plugin_outputs) +
+      ": TensorRT's ONNX parser names the layer's outputs after the node's and refuses a "
+      "different count; list every plugin output (for an autoplugin op: the schema's returns, "
+      "then one 0-d INT32 size tensor per data-dependent extent)");
+}
+
 // The creator's decoding of the fields, in a child process: a plugin that aborts on a bad
 // attribute ends only that process.
 void create_plugin(const Node& node, nvinfer1::IPluginCreatorV3One& creator, Conversion& fields,
@@ -132,7 +158,10 @@ void create_plugin(const Node& node, nvinfer1::IPluginCreatorV3One& creator, Con
         channel.step_started("createPlugin");
         std::unique_ptr<nvinfer1::IPluginV3> plugin(creator.createPlugin(
             node.name.c_str(), fields.fields.collection(), nvinfer1::TensorRTPhase::kBUILD));
-        channel.result({{"created", plugin != nullptr}, {"log", logger.take()}});
+        nvinfer1::IPluginV3OneBuild* build = plugin ? trt::build_of(*plugin) : nullptr;
+        const int outputs = build != nullptr ? build->getNbOutputs() : -1;
+        channel.result(
+            {{"created", plugin != nullptr}, {"outputs", outputs}, {"log", logger.take()}});
       },
       std::chrono::seconds(60));
   nlohmann::json& problems = entry["problems"];
@@ -147,6 +176,7 @@ void create_plugin(const Node& node, nvinfer1::IPluginCreatorV3One& creator, Con
   }
   entry["created"] = (*run.result)["created"];
   entry["log"] = (*run.result)["log"];
+  check_outputs(node, (*run.result)["outputs"].get<int>(), entry);
   if (!run.finished) {
     std::string text =
         "the plugin terminated the process when it was destroyed (" + run.termination + ")";

@@ -73,6 +73,20 @@ def main():
         node("bias_act", ["c", "w"], "d", "left_out"),
         node("bias_act", ["d", "b"], "e", "declared", autoplugin_absent_inputs=[1]),
     ], inputs=("x", "w", "b"))
+    # A data-dependent output: the parser names every output of the plugin layer after the
+    # node's, so nonzero's node lists its indices and then its count (a 0-d INT32 size tensor).
+    save(out_dir, "size_tensor_outputs", [
+        helper.make_node("nonzero", ["x"], ["i", "n"], name="all_named", domain=EXAMPLES),
+        helper.make_node("nonzero", ["x"], ["j"], name="count_missing", domain=EXAMPLES),
+    ])
+    # ONNX Runtime's TensorRT execution providers: every plugin in the domain trt.plugins, the
+    # namespace in plugin_namespace.
+    save(out_dir, "onnx_runtime", [
+        node("circular_pad", ["x"], "p", "with_namespace", domain="trt.plugins",
+             plugin_namespace=EXAMPLES, padding=[1, 1]),
+        node("circular_pad", ["p"], "q", "without_namespace", domain="trt.plugins",
+             padding=[1, 1]),
+    ])
     # A hand-written plugin (tests/tools/check/planted_bugs.cpp) that reads a string by its length,
     # which counts the NUL the parser appends.
     save(out_dir, "planted_string", [
