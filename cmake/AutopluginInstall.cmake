@@ -22,6 +22,8 @@ if(TARGET autoplugin_triton)
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(FILES cmake/AutopluginTriton.cmake DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
   install(PROGRAMS tools/triton_aot.py DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
+  install(FILES tools/triton_aot_embed.py tools/triton_aot_family.py
+          DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
 endif()
 # The library entry points' link options and the PyTorch adapter (compiled into each PyTorch op
 # library against the consumer's PyTorch).

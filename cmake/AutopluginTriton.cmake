@@ -1,21 +1,37 @@
 # autoplugin_add_triton_kernel(NAME
 #     SOURCE kernel.py KERNEL function SIGNATURE "*fp32:16, *fp32:16, i32, 1024"
-#     [NUM_WARPS 4] [NUM_STAGES 3] [ARCH 90] [NAMESPACE ns] [ARTEFACT_DIR dir])
+#     [NUM_WARPS 4] [NUM_STAGES 3] [ARCH 90] [NAMESPACE ns] [ARTEFACT_DIR dir]
+#     [VARIANTS "BLOCK=256, num_warps=2" "BLOCK=512|1024, EVEN=True|False" ...] [AUTOTUNE])
 #
 # A Triton kernel compiled ahead of time for one signature, as a static library NAME whose header
 # triton_kernels/NAME.h (in a folder, so that no kernel name shadows a system header) declares
 # `struct NAME` with the kernel's constexprs and a typed `launch(grid, stream, args...)`
 # (autoplugin/triton.h); a kernel that needs scratch memory has `launch(grid, stream, scratch,
 # args...)` and `scratch_bytes(grid)` instead. Link NAME to the target that declares the op (its
-# launcher calls NAME::launch, which pulls the kernel in).
+# launcher calls NAME::launch, which pulls the kernel in). A constexpr of the signature may be a
+# bool, a number or a quoted string ('leaky_relu'). A kernel under @triton.heuristics or
+# @triton.autotune is compiled as the @triton.jit function they wrap.
+#
+# A FAMILY of variants is compiled when the SIGNATURE writes `constexpr` for constexprs the
+# variants give, or with AUTOTUNE: each VARIANTS entry gives a value to each such constexpr (a|b:
+# one variant per alternative, and per combination of them) and optionally its own num_warps and
+# num_stages (default: NUM_WARPS, NUM_STAGES); AUTOTUNE makes one variant per config of the
+# kernel's @triton.autotune (times each VARIANTS entry, for constexprs such as heuristics' that
+# the configs leave open). The header then has `variants` (each variant's values, warps and
+# stages), `find(values...)` and `select(values...)` (the variant for these constexprs, and the
+# autotune config's index first with AUTOTUNE; select throws autoplugin::Error listing the
+# variants when none matches), `image(variant)` and `launch(variant, grid, stream, args...)`: a
+# launcher selects the variant from run-time values, and autotune configs can become tactics, one
+# launcher per config.
 #
 # Where Python can import triton, the kernel is compiled in the build (AUTOPLUGIN_TRITON_AOT=AUTO,
 # the default; ON requires it). Elsewhere the artefact shipped in ARTEFACT_DIR (NAME.json, .cubin,
-# .ptx; default: the calling directory's `aot` folder) is used, so that a build needs neither
-# Triton nor a GPU; its recorded signature, warps, stages and arch must match this call. After a
-# build that compiled kernels, `cmake --build <dir> --target autoplugin_update_triton_artefacts`
-# copies the new artefacts into their ARTEFACT_DIRs. Either way, triton_aot.py generates the C++
-# from the artefact with Python 3.8 or newer and its standard library only.
+# .ptx, and for a family NAME.<k>.json, .cubin, .ptx per variant; default: the calling directory's
+# `aot` folder) is used, so that a build needs neither Triton nor a GPU; its recorded signature,
+# warps, stages, variants and arch must match this call. After a build that compiled kernels,
+# `cmake --build <dir> --target autoplugin_update_triton_artefacts` copies the new artefacts into
+# their ARTEFACT_DIRs. Either way, triton_aot.py generates the C++ from the artefact with Python
+# 3.8 or newer and its standard library only.
 set(AUTOPLUGIN_TRITON_AOT AUTO CACHE STRING
     "Compile Triton kernels in the build: AUTO (where Python has triton), ON, OFF (shipped artefacts)")
 set_property(CACHE AUTOPLUGIN_TRITON_AOT PROPERTY STRINGS AUTO ON OFF)
@@ -67,7 +83,11 @@ endfunction()
 # Fails the configure step when the shipped artefact was made for other settings than `call`.
 # The call's settings arrive in expected_<key> variables.
 function(_autoplugin_check_shipped_artefact name artefact source)
-  foreach(extension json cubin ptx)
+  set(extensions json cubin ptx)
+  if(is_family)
+    set(extensions json)  # the variants' files are checked below
+  endif()
+  foreach(extension IN LISTS extensions)
     if(NOT EXISTS "${artefact}.${extension}")
       message(FATAL_ERROR "autoplugin_add_triton_kernel(${name}): no Triton here and no shipped "
         "artefact ${artefact}.${extension}. Build once where `python3 -c 'import triton'` works, "
@@ -76,7 +96,11 @@ function(_autoplugin_check_shipped_artefact name artefact source)
   endforeach()
   file(READ "${artefact}.json" json)
   set(mismatches "")
-  foreach(key kernel signature num_warps num_stages arch)
+  set(keys kernel signature num_warps num_stages arch)
+  if(is_family)
+    list(APPEND keys variants_requested)
+  endif()
+  foreach(key IN LISTS keys)
     string(JSON recorded ERROR_VARIABLE json_error GET "${json}" ${key})
     if(json_error)
       message(FATAL_ERROR "autoplugin_add_triton_kernel(${name}): ${artefact}.json: ${json_error}")
@@ -91,6 +115,27 @@ function(_autoplugin_check_shipped_artefact name artefact source)
     message(FATAL_ERROR "autoplugin_add_triton_kernel(${name}): the shipped artefact was "
       "compiled for other settings:\n  ${artefact}.json\n  ${mismatches}\nRecompile it where "
       "Triton is installed (target autoplugin_update_triton_artefacts)")
+  endif()
+  if(is_family)
+    # Each variant's files, which the embedding step reads.
+    set(variant_files "")
+    string(JSON count ERROR_VARIABLE json_error LENGTH "${json}" variants)
+    if(json_error OR count LESS 1)
+      message(FATAL_ERROR "autoplugin_add_triton_kernel(${name}): ${artefact}.json lists no "
+                          "variants; recompile it where Triton is installed")
+    endif()
+    math(EXPR last "${count} - 1")
+    foreach(index RANGE ${last})
+      foreach(extension json cubin ptx)
+        if(NOT EXISTS "${artefact}.${index}.${extension}")
+          message(FATAL_ERROR "autoplugin_add_triton_kernel(${name}): the shipped family lacks "
+            "${artefact}.${index}.${extension}; recompile it where Triton is installed (target "
+            "autoplugin_update_triton_artefacts)")
+        endif()
+        list(APPEND variant_files "${artefact}.${index}.${extension}")
+      endforeach()
+    endforeach()
+    set(shipped_variant_files ${variant_files} PARENT_SCOPE)
   endif()
   string(JSON recorded_hash GET "${json}" source_sha256)
   file(SHA256 "${source}" source_hash)
@@ -118,12 +163,17 @@ function(autoplugin_add_triton_kernel name)
   if(NOT EXISTS ${aot_script})
     set(aot_script ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../tools/triton_aot.py)
   endif()
-  cmake_parse_arguments(ARG "" "SOURCE;KERNEL;SIGNATURE;NUM_WARPS;NUM_STAGES;ARCH;NAMESPACE;ARTEFACT_DIR"
-                        "" ${ARGN})
+  # Its standard-library half, which generates the C++.
+  get_filename_component(aot_dir ${aot_script} DIRECTORY)
+  set(aot_scripts ${aot_script} ${aot_dir}/triton_aot_embed.py ${aot_dir}/triton_aot_family.py)
+  cmake_parse_arguments(ARG "AUTOTUNE"
+                        "SOURCE;KERNEL;SIGNATURE;NUM_WARPS;NUM_STAGES;ARCH;NAMESPACE;ARTEFACT_DIR"
+                        "VARIANTS" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS OR ARG_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "autoplugin_add_triton_kernel(${name}): unexpected or incomplete "
       "arguments: ${ARG_UNPARSED_ARGUMENTS} ${ARG_KEYWORDS_MISSING_VALUES} (keywords: SOURCE "
-      "KERNEL SIGNATURE NUM_WARPS NUM_STAGES ARCH NAMESPACE ARTEFACT_DIR; quote the SIGNATURE)")
+      "KERNEL SIGNATURE NUM_WARPS NUM_STAGES ARCH NAMESPACE ARTEFACT_DIR VARIANTS AUTOTUNE; quote "
+      "the SIGNATURE and each variant)")
   endif()
   foreach(required SOURCE KERNEL SIGNATURE)
     if("${ARG_${required}}" STREQUAL "")
@@ -151,6 +201,27 @@ function(autoplugin_add_triton_kernel name)
   # The signature as the artefact records it: entries separated by ", ".
   string(REGEX REPLACE "[ \t\n]*,[ \t\n]*" ", " signature "${ARG_SIGNATURE}")
   string(STRIP "${signature}" signature)
+  # A family: constexprs left to the variants, VARIANTS or AUTOTUNE. Its settings as the artefact
+  # records them: "autotune" and each variant with entries separated by ", ", joined by " / ".
+  set(is_family FALSE)
+  set(variant_arguments "")
+  set(requested "")
+  if(ARG_AUTOTUNE)
+    set(is_family TRUE)
+    list(APPEND variant_arguments --autotune)
+    list(APPEND requested autotune)
+  endif()
+  foreach(variant IN LISTS ARG_VARIANTS)
+    set(is_family TRUE)
+    string(REGEX REPLACE "[ \t\n]*,[ \t\n]*" ", " variant "${variant}")
+    string(STRIP "${variant}" variant)
+    list(APPEND variant_arguments "--variant=${variant}")
+    list(APPEND requested "${variant}")
+  endforeach()
+  if(", ${signature}," MATCHES ", constexpr,")
+    set(is_family TRUE)
+  endif()
+  list(JOIN requested " / " expected_variants_requested)
 
   _autoplugin_find_triton()
   get_property(embed_python GLOBAL PROPERTY _AUTOPLUGIN_PYTHON)
@@ -163,13 +234,18 @@ function(autoplugin_add_triton_kernel name)
   set(generated ${CMAKE_CURRENT_BINARY_DIR}/${name}_triton)
   if(python)
     set(artefact ${generated}/aot/${name})
+    # A family's variants are written beside its NAME.json, which lists them.
+    set(artefact_files ${artefact}.json ${artefact}.cubin ${artefact}.ptx)
+    if(is_family)
+      set(artefact_files ${artefact}.json)
+    endif()
     add_custom_command(
-      OUTPUT ${artefact}.json ${artefact}.cubin ${artefact}.ptx
+      OUTPUT ${artefact_files}
       COMMAND ${python} ${aot_script} compile --source ${source} --kernel ${ARG_KERNEL}
               --signature "${signature}" --name ${name} --num-warps ${ARG_NUM_WARPS}
               --num-stages ${ARG_NUM_STAGES} --arch ${ARG_ARCH} --out-dir ${generated}/aot
-              --depfile ${generated}/aot/${name}.d
-      DEPENDS ${source} ${aot_script}
+              ${variant_arguments} --depfile ${generated}/aot/${name}.d
+      DEPENDS ${source} ${aot_scripts}
       # The modules the kernel imports and the installed Triton, as the compile found them.
       DEPFILE ${generated}/aot/${name}.d
       COMMENT "Triton AOT: ${ARG_KERNEL} -> ${name} (sm_${ARG_ARCH})" VERBATIM)
@@ -177,10 +253,8 @@ function(autoplugin_add_triton_kernel name)
       add_custom_target(autoplugin_update_triton_artefacts)
     endif()
     add_custom_target(${name}_update_artefact
-      COMMAND ${CMAKE_COMMAND} -E make_directory ${ARG_ARTEFACT_DIR}
-      COMMAND ${CMAKE_COMMAND} -E copy ${artefact}.json ${artefact}.cubin ${artefact}.ptx
-              ${ARG_ARTEFACT_DIR}
-      DEPENDS ${artefact}.json ${artefact}.cubin ${artefact}.ptx VERBATIM)
+      COMMAND ${embed_python} ${aot_script} ship --artefact ${artefact} --to ${ARG_ARTEFACT_DIR}
+      DEPENDS ${artefact_files} VERBATIM)
     add_dependencies(autoplugin_update_triton_artefacts ${name}_update_artefact)
   else()
     set(artefact ${ARG_ARTEFACT_DIR}/${name})
@@ -189,7 +263,12 @@ function(autoplugin_add_triton_kernel name)
     set(expected_num_warps "${ARG_NUM_WARPS}")
     set(expected_num_stages "${ARG_NUM_STAGES}")
     set(expected_arch "${ARG_ARCH}")
+    set(shipped_variant_files "")
     _autoplugin_check_shipped_artefact(${name} ${artefact} ${source})
+    set(artefact_files ${artefact}.json ${artefact}.cubin ${artefact}.ptx)
+    if(is_family)
+      set(artefact_files ${artefact}.json ${shipped_variant_files})
+    endif()
     # Checked again when the artefact or the kernel source changes.
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${artefact}.json ${source})
   endif()
@@ -198,7 +277,7 @@ function(autoplugin_add_triton_kernel name)
     OUTPUT ${generated}/${name}.cpp ${generated}/include/triton_kernels/${name}.h
     COMMAND ${embed_python} ${aot_script} embed --artefact ${artefact}
             "--namespace=${ARG_NAMESPACE}" --out-dir ${generated}
-    DEPENDS ${artefact}.json ${artefact}.cubin ${artefact}.ptx ${aot_script}
+    DEPENDS ${artefact_files} ${aot_scripts}
     COMMENT "Embedding Triton kernel ${name}" VERBATIM)
   add_library(${name} STATIC ${generated}/${name}.cpp)
   target_include_directories(${name} PUBLIC ${generated}/include)

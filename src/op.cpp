@@ -139,6 +139,37 @@ const LauncherEntry* Op::find_launcher(std::span<const DType> dtypes, std::int32
   return nullptr;
 }
 
+std::int64_t Op::launch_another(const LauncherEntry& declined, const LaunchArgs& args,
+                                const LauncherEntry** ran) const {
+  for (const LauncherEntry& e : launchers_) {
+    if (&e == &declined || e.dtypes != declined.dtypes) continue;
+    if (ran != nullptr) *ran = &e;
+    const std::int64_t status = e.launcher->thunk(e.launcher->callable.get(), args);
+    if (status != kNotApplicable) return status;
+  }
+  // Every launcher declined: only now is anything allocated (enqueue allocates nothing).
+  std::string names = "'" + declined.launcher->name + "'";
+  for (const LauncherEntry& e : launchers_) {
+    if (&e != &declined && e.dtypes == declined.dtypes) names += ", '" + e.launcher->name + "'";
+  }
+  std::string shapes;
+  for (std::size_t k = 0; k < args.inputs.size(); ++k) {
+    const TensorRef& ref = args.inputs[k];
+    shapes += (shapes.empty() ? "" : ", ") + input(int(k)).name + " ";
+    if (!ref.present) {
+      shapes += "absent";
+      continue;
+    }
+    shapes += "[";
+    for (std::int32_t i = 0; i < ref.rank; ++i) {
+      shapes += (i == 0 ? "" : ", ") + std::to_string(ref.extents[std::size_t(i)]);
+    }
+    shapes += "]";
+  }
+  throw Error("op '" + qualified_name() + "': no launcher applies to inputs " + shapes + " (" +
+              names + " returned autoplugin::Launch::NotApplicable); add a launcher that does");
+}
+
 const LauncherEntry& Op::launcher_for(std::span<const DType> dtypes, std::int32_t tactic,
                                       const AbsentInputs& absent) const {
   if (const LauncherEntry* entry = find_launcher(dtypes, tactic, absent)) return *entry;

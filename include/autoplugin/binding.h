@@ -97,7 +97,19 @@ const void* find_bound_value(std::span<const BoundValues> bound, std::size_t att
 template <typename T>
 struct AttrBinding;
 
-// Returns the launcher's status: 0, or the non-zero value a launcher returned (e.g. cudaError_t).
+// What a launcher that handles only some shapes or attribute values returns: Launched, or
+// NotApplicable, before launching anything, for those it does not handle (e.g. a kernel
+// compiled for rows of at most 1024 elements). The op then runs the next launcher for the same
+// dtypes, in tactic order, that applies; when none does, the launch fails with an error naming
+// the op and the shapes. Several launchers for the same dtypes are tactics that TensorRT times:
+// one that does not apply at the shapes it is timed at is timed as the launcher that runs instead.
+enum class Launch : std::uint8_t { Launched, NotApplicable };
+
+// The status a launcher thunk returns for Launch::NotApplicable.
+inline constexpr std::int64_t kNotApplicable = std::numeric_limits<std::int64_t>::min();
+
+// Returns the launcher's status: 0, the non-zero value a launcher returned (e.g. cudaError_t), or
+// kNotApplicable.
 using LaunchThunk = std::int64_t (*)(const void* callable, const LaunchArgs& args);
 
 struct LauncherDescriptor {
@@ -106,7 +118,7 @@ struct LauncherDescriptor {
   std::shared_ptr<const void> callable;
   LaunchThunk thunk = nullptr;
   // A launcher that returns a status (e.g. cudaGetLastError()) reports its own launch errors;
-  // after a void launcher the backend checks for a pending CUDA error itself.
+  // after a void (or autoplugin::Launch) launcher the backend checks for a pending CUDA error.
   bool returns_status = false;
 };
 
@@ -604,6 +616,10 @@ std::int64_t call_launcher(const void* callable, const LaunchArgs& args, std::tu
     if constexpr (std::is_void_v<R>) {
       fn(LaunchParam<std::remove_cvref_t<P>>::get(args, index[I])...);
       return 0;
+    } else if constexpr (std::is_same_v<R, Launch>) {
+      return fn(LaunchParam<std::remove_cvref_t<P>>::get(args, index[I])...) == Launch::Launched
+                 ? 0
+                 : kNotApplicable;
     } else {
       return static_cast<std::int64_t>(
           fn(LaunchParam<std::remove_cvref_t<P>>::get(args, index[I])...));
@@ -619,10 +635,10 @@ LauncherDescriptor make_launcher(F fn, std::string name) {
     using Sig = Signature<F>;
     using R = typename Sig::Result;
     static_assert(std::is_void_v<R> || std::is_integral_v<R> || std::is_enum_v<R>,
-                  "autoplugin: a launcher returns void or a status (0 = success), e.g. "
-                  "cudaError_t");
+                  "autoplugin: a launcher returns void, autoplugin::Launch (for launchers that "
+                  "handle only some shapes) or a status (0 = success), e.g. cudaError_t");
     d.name = std::move(name);
-    d.returns_status = !std::is_void_v<R>;
+    d.returns_status = !std::is_void_v<R> && !std::is_same_v<R, Launch>;
     const bool valid = [&]<typename... P>(std::tuple<P...>*) {
       static_assert((NoCopyInEnqueue<P>::value && ...));
       if constexpr (check_launcher_parameters<P...>()) {

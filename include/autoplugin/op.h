@@ -237,9 +237,15 @@ class Op {
                                    std::span<const AttrValue> attributes, ShapeScope& scope,
                                    const AbsentInputs& absent = {}) const;
 
-  // Calls a launcher; returns its status (0 = success). User exceptions propagate.
-  std::int64_t launch(const LauncherEntry& entry, const LaunchArgs& args) const {
-    return entry.launcher->thunk(entry.launcher->callable.get(), args);
+  // Calls a launcher; returns its status (0 = success). User exceptions propagate. When it
+  // returns Launch::NotApplicable, calls the next launcher for the same dtypes, in tactic order,
+  // that applies; throws Error naming the op, the launchers and the input shapes when none does.
+  // `ran`, when given, is set to the launcher that ran.
+  std::int64_t launch(const LauncherEntry& entry, const LaunchArgs& args,
+                      const LauncherEntry** ran = nullptr) const {
+    if (ran != nullptr) *ran = &entry;
+    const std::int64_t status = entry.launcher->thunk(entry.launcher->callable.get(), args);
+    return status == kNotApplicable ? launch_another(entry, args, ran) : status;
   }
 
   bool has_workspace() const noexcept { return workspace_function_.has_value(); }
@@ -277,6 +283,8 @@ class Op {
   Example example_;
 
   void check_attributes(std::span<const AttrValue> attributes) const;
+  std::int64_t launch_another(const LauncherEntry& declined, const LaunchArgs& args,
+                              const LauncherEntry** ran) const;
   std::vector<ShapeArg> shape_args(std::span<const Shape> inputs,
                                    std::span<const Shape> shape_inputs,
                                    std::span<const AttrValue> attributes,

@@ -2,8 +2,10 @@
 //
 // autoplugin_add_triton_kernel() (CMake) compiles a @triton.jit function for one signature into a
 // cubin + PTX + metadata artefact and generates a header with a typed `launch` for it; that
-// header calls launch() below. This file also gives the pieces a launcher needs around it: the
-// grid (checked against CUDA's limits) and the scratch memory some kernels need.
+// header calls launch() below. A family of variants (constexpr values, autotune configs) gives
+// one image per variant, selected by value or by index at launch. This file also gives the pieces a
+// launcher needs around it: the grid (checked against CUDA's limits) and the scratch memory some
+// kernels need.
 #pragma once
 
 #include <autoplugin/dim.h>
@@ -16,6 +18,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -100,6 +103,14 @@ Grid make_grid(std::int64_t x, std::int64_t y = 1, std::int64_t z = 1);
 // ceil(numerator / denominator) for a non-negative numerator and a positive denominator.
 constexpr std::int64_t cdiv(std::int64_t numerator, std::int64_t denominator) {
   return (numerator + denominator - 1) / denominator;
+}
+
+// triton.next_power_of_2: the smallest power of two at least `value` (1 for values below 2), as
+// host code computes a block size that holds a row; a launcher selects a family's variant by it.
+constexpr std::int64_t next_power_of_2(std::int64_t value) {
+  std::int64_t power = 1;
+  while (power < value) power *= 2;
+  return power;
 }
 
 // Device memory for the kernel's scratch buffers: scratch_bytes(image, grid) bytes, aligned to
@@ -207,6 +218,11 @@ class PackedArguments {
   std::array<std::uint8_t, kMaxParameters> sizes_{};
   std::size_t count_ = 0;
 };
+
+// For the generated select() and image() of a family of variants: throws autoplugin::Error saying
+// that family `family` has no variant for `asked` and listing the variants `compiled` has.
+[[noreturn]] void throw_no_variant(std::string_view family, const std::string& asked,
+                                   std::string_view compiled);
 
 // Loads the kernel into the stream's CUDA context (the current one for the default stream; once
 // per context; cubin, else PTX) and launches it. A grid without programs launches nothing. Throws

@@ -128,15 +128,16 @@ class Call {
         reinterpret_cast<Stream>(stream),
         Workspace{workspace_bytes > 0 ? workspace.data_ptr() : nullptr, workspace_bytes},
         bound_};
-    const std::int64_t status = op_.launch(*launcher, args);
+    const LauncherEntry* ran = launcher;
+    const std::int64_t status = op_.launch(*launcher, args, &ran);
     if (status != 0) {
-      throw Error(who() + "launcher '" + launcher->launcher->name + "' returned status " +
+      throw Error(who() + "launcher '" + ran->launcher->name + "' returned status " +
                   std::to_string(status));
     }
-    if (!launcher->launcher->returns_status) {
+    if (!ran->launcher->returns_status) {
       const cudaError_t error = cudaGetLastError();
       if (error != cudaSuccess) {
-        throw Error(who() + "launcher '" + launcher->launcher->name + "' left CUDA error " +
+        throw Error(who() + "launcher '" + ran->launcher->name + "' left CUDA error " +
                     cudaGetErrorName(error) + ": " + cudaGetErrorString(error));
       }
     }

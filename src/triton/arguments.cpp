@@ -300,6 +300,14 @@ PackedArguments::PackedArguments(const KernelImage& image,
   for (std::size_t i = 0; i < count_; ++i) pointers_[i] = &values_[i];
 }
 
+void throw_no_variant(std::string_view family, const std::string& asked,
+                      std::string_view compiled) {
+  throw Error("Triton kernel family '" + std::string(family) + "' has no variant for " + asked +
+              " (its variants: " + std::string(compiled) +
+              "); compile one more: VARIANTS of autoplugin_add_triton_kernel(" +
+              std::string(family) + ")");
+}
+
 std::span<const std::byte> PackedArguments::bytes(std::size_t index) const noexcept {
   if (index >= count_) return {};
   return {reinterpret_cast<const std::byte*>(&values_[index]), sizes_[index]};

@@ -399,15 +399,16 @@ class Plugin final : public nvinfer1::IPluginV3,
       const LaunchArgs args{inputs_,     outputs_, size_outputs_,
                             attributes_, stream,   Workspace{workspace, workspace_size_},
                             bound_};
-      const std::int64_t status = op_->launch(*launcher_, args);
+      const LauncherEntry* ran = launcher_;
+      const std::int64_t status = op_->launch(*launcher_, args, &ran);
       if (status != 0) {
-        throw Error("launcher '" + launcher_->launcher->name + "' returned status " +
+        throw Error("launcher '" + ran->launcher->name + "' returned status " +
                     std::to_string(status));
       }
-      if (launcher_->launcher->returns_status) return 0;
+      if (ran->launcher->returns_status) return 0;
       const cudaError_t error = cudaGetLastError();
       if (error != cudaSuccess) {
-        throw Error("launcher '" + launcher_->launcher->name + "' left CUDA error " +
+        throw Error("launcher '" + ran->launcher->name + "' left CUDA error " +
                     cudaGetErrorName(error) + ": " + cudaGetErrorString(error));
       }
       return 0;

@@ -683,6 +683,53 @@ TEST(Workspace, SizedByTheDeclaredFunctionAndPassedToTheLauncher) {
   EXPECT_THAT(build_error(unused), HasSubstr("declares a workspace size but no launcher takes"));
 }
 
+// Launchers that handle only some shapes: a row kernel for rows of at most 4 elements, and one
+// for even rows; the op falls back, in tactic order, to one that applies.
+int ran_launcher = 0;
+ap::Launch short_rows(ap::In<float> x, ap::Out<float> y, ap::Stream) {
+  if (x.size(-1) > 4) return ap::Launch::NotApplicable;
+  ran_launcher = 1;
+  y.data()[0] = x.data()[0];
+  return ap::Launch::Launched;
+}
+ap::Launch even_rows(ap::In<float> x, ap::Out<float> y, ap::Stream) {
+  if (x.size(-1) % 2 != 0) return ap::Launch::NotApplicable;
+  ran_launcher = 2;
+  y.data()[0] = x.data()[0];
+  return ap::Launch::Launched;
+}
+
+TEST(Tactics, LaunchersThatDoNotApplyFallBackInTacticOrder) {
+  auto op =
+      ap::Op::build(DECLARE("ex::op(Tensor x) -> Tensor", identity_shape, short_rows, even_rows));
+  ASSERT_EQ(op.launchers().size(), 2u);
+  EXPECT_EQ(op.launchers()[1].tactic, 2);
+  EXPECT_FALSE(op.launchers()[0].launcher->returns_status);
+  std::vector<float> x(12, 1.0f), y(12);
+  const auto run = [&](std::size_t tactic, std::initializer_list<std::int64_t> extents) {
+    const std::vector<ap::TensorRef> in{ref(x.data(), ap::DType::Float32, extents)};
+    const std::vector<ap::TensorRef> out{ref(y.data(), ap::DType::Float32, extents)};
+    const ap::LaunchArgs args{in, out, {}, {}, nullptr, {}, {}};
+    const ap::LauncherEntry* ran = nullptr;
+    ran_launcher = 0;
+    EXPECT_EQ(op.launch(op.launchers()[tactic], args, &ran), 0);
+    return ran == nullptr ? -1 : ran->tactic * 10 + ran_launcher;
+  };
+  EXPECT_EQ(run(0, {2, 3}), 11);  // the chosen tactic applies
+  EXPECT_EQ(run(1, {2, 3}), 11);  // tactic 2 does not (odd rows): tactic 1 runs
+  EXPECT_EQ(run(1, {2, 6}), 22);
+  EXPECT_EQ(run(0, {2, 6}), 22);  // rows past 4: tactic 2
+  try {
+    run(0, {1, 7});
+    ADD_FAILURE() << "no launcher applies to rows of 7";
+  } catch (const ap::Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "op 'ex::op': no launcher applies to inputs x [1, 7] ('short_rows', "
+                 "'even_rows' returned autoplugin::Launch::NotApplicable); add a launcher that "
+                 "does");
+  }
+}
+
 }  // namespace
 
 namespace {

@@ -1,5 +1,4 @@
-"""An autotuned kernel: refused (a plugin's kernel is compiled ahead of time for one
-configuration)."""
+"""An autotuned kernel: each @triton.autotune config becomes a launcher of its own (a tactic)."""
 import torch
 import triton
 import triton.language as tl

@@ -1,5 +1,6 @@
-# Fails when a shipped Triton artefact (DIR/aot/*.json) was compiled from another version of its
-# kernel source (DIR/<source>) than the one in the tree: the artefacts were not refreshed.
+# Fails when a shipped Triton artefact (DIR/aot/*.json; a family's variants, NAME.<k>.json, with
+# it) was compiled from another version of its kernel source (DIR/<source>) than the one in the
+# tree: the artefacts were not refreshed. Counts artefacts and families, not variants.
 #   -DDIRS=<dir>;<dir>...
 set(stale "")
 set(count 0)
@@ -13,7 +14,11 @@ foreach(dir IN LISTS DIRS)
     if(NOT recorded STREQUAL actual)
       list(APPEND stale "${artefact}")
     endif()
-    math(EXPR count "${count} + 1")
+    get_filename_component(stem "${artefact}" NAME_WE)
+    get_filename_component(file "${artefact}" NAME)
+    if(file STREQUAL "${stem}.json")
+      math(EXPR count "${count} + 1")
+    endif()
   endforeach()
 endforeach()
 if(stale)

@@ -1,5 +1,6 @@
-"""Unit tests of tools/triton_aot.py without Triton: the signature and PTX parsing of the compile
-step, and the C++ the embed step generates from an artefact. Standard library only.
+"""Unit tests of tools/triton_aot.py without Triton: the signature, variant and PTX parsing of the
+compile step, and the C++ the embed step generates from an artefact or a family (with
+triton_aot_embed.py and triton_aot_family.py). Standard library only.
 
     python3 tests/triton/triton_aot_test.py
 """
@@ -18,6 +19,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 spec = importlib.util.spec_from_file_location("triton_aot", SCRIPT)
 triton_aot = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(triton_aot)
+triton_aot_embed = sys.modules["triton_aot_embed"]  # the standard-library half it imports
 UsageError = triton_aot.UsageError
 
 PTX_TYPES = {"i1": "u8", "u1": "u8", "i8": "s8", "u8": "u8", "i16": "s16", "u16": "u16",
@@ -230,7 +232,7 @@ class EmbedTest(unittest.TestCase):
             (dict(constants=[constant("BLOCK", "064")]),
              "constexpr BLOCK = 064: a leading zero makes a C\\+\\+ integer octal"),
             (dict(constants=[constant("MODE", "fast")]),
-             "constexpr MODE = fast: not a bool, integer or float"),
+             "constexpr MODE = fast: not a bool, integer, float or quoted string"),
             (dict(shared_bytes="128"), "shared_bytes is missing or not a int"),
             (dict(function="kernel_fn2"), "no .entry kernel_fn2"),
             (dict(parameters=[parameter("x-y", "i32")]), "'x-y' is not a C\\+\\+ identifier"),
@@ -257,17 +259,164 @@ class EmbedTest(unittest.TestCase):
                                         "artefact of format 1\n")
 
     def test_shipped_artefacts_embed(self):
-        """Every artefact shipped in the tree generates a header and a source."""
+        """Every artefact and family shipped in the tree generates a header and a source."""
         root = HERE.parents[1]
-        artefacts = sorted((root / "tests" / "triton" / "aot").glob("*.json")) + \
-            sorted((root / "examples" / "circular_pad_triton" / "aot").glob("*.json"))
-        self.assertEqual(len(artefacts), 6)
+        artefacts = [path for folder in (root / "tests" / "triton" / "aot",
+                                         root / "examples" / "circular_pad_triton" / "aot")
+                     for path in sorted(folder.glob("*.json")) if "." not in path.stem]
+        self.assertEqual(len(artefacts), 8)
         for artefact in artefacts:
             with self.subTest(artefact=artefact.name):
                 header, source = self.embed(artefact.with_suffix(""), namespace="shipped")
                 self.assertIn(f"struct {artefact.stem} {{", header)
-                self.assertEqual(initializer_bytes(source, "kCubin"),
-                                 artefact.with_suffix(".cubin").read_bytes())
+                if json.loads(artefact.read_text()).get("family"):
+                    self.assertEqual(initializer_bytes(source, "kCubin1"), Path(
+                        f"{artefact.with_suffix('')}.1.cubin").read_bytes())
+                else:
+                    self.assertEqual(initializer_bytes(source, "kCubin"),
+                                     artefact.with_suffix(".cubin").read_bytes())
+
+
+def write_family(directory, name, variants, constants, autotune=False, parameters=(),
+                 heuristics=None):
+    """A family's manifest and its variants' artefacts. `variants`: (constexprs, config,
+    num_warps) per variant; `constants`: the signature's constexprs ("constexpr" when varying)."""
+    listed = []
+    for index, (constexprs, config, warps) in enumerate(variants):
+        stem = f"{name}.{index}"
+        write_artefact(directory, stem, parameters=parameters, num_warps=warps,
+                       launch_num_warps=warps,
+                       constants=[constant(n, constexprs.get(n, v)) for n, v in constants])
+        listed.append({"constexprs": constexprs, "config": config, "num_warps": warps,
+                       "num_stages": 3, "artefact": stem})
+    manifest = {"format": 1, "family": True, "name": name, "kernel": "kernel_fn",
+                "signature": "sig", "autotune": autotune, "heuristics": heuristics or {},
+                "variants": listed}
+    Path(directory, f"{name}.json").write_text(json.dumps(manifest))
+    return Path(directory) / name
+
+
+class FamilyTest(unittest.TestCase):
+    def setUp(self):
+        self.directory = tempfile.TemporaryDirectory()
+        self.addCleanup(self.directory.cleanup)
+        self.dir = Path(self.directory.name)
+
+    def embed(self, base):
+        triton_aot.embed(str(base), "", self.dir / "out")
+        name = Path(base).name
+        return ((self.dir / "out" / "include" / "triton_kernels" / f"{name}.h").read_text(),
+                (self.dir / "out" / f"{name}.cpp").read_text())
+
+    def test_string_constexprs(self):
+        self.assertEqual(triton_aot.parse_constexpr("'leaky_relu'"), "leaky_relu")
+        self.assertEqual(triton_aot.parse_constexpr('"tanh"'), "tanh")
+        self.assertIsNone(triton_aot.parse_constexpr("'it''s'"))
+        self.assertIsNone(triton_aot.parse_constexpr("leaky_relu"))
+        _, constants = triton_aot.parse_signature("'relu', constexpr", ["MODE", "BLOCK"], "k")
+        self.assertEqual(constants, [constant("MODE", "'relu'"), constant("BLOCK", "constexpr")])
+        self.assertEqual(triton_aot_embed.constant_member("MODE", "'relu'"),
+                         '  static constexpr std::string_view MODE = "relu";\n')
+
+    def test_variant_alternatives_multiply(self):
+        variants = triton_aot.parse_variant("BLOCK=64|128, EVEN=True|False, num_warps=2",
+                                            ["BLOCK", "EVEN"], "k")
+        self.assertEqual(variants, [
+            {"BLOCK": "64", "EVEN": "True", "num_warps": "2"},
+            {"BLOCK": "64", "EVEN": "False", "num_warps": "2"},
+            {"BLOCK": "128", "EVEN": "True", "num_warps": "2"},
+            {"BLOCK": "128", "EVEN": "False", "num_warps": "2"}])
+        for spec, message in [("BLOCK", "expected NAME=VALUE entries"),
+                              ("SIZE=4", "'SIZE' is not a constexpr the signature leaves"),
+                              ("BLOCK=x", "BLOCK=x is not a bool, integer, float or quoted"),
+                              ("BLOCK=1, BLOCK=2", "BLOCK given twice"),
+                              ("num_warps=0", "num_warps must be a positive integer")]:
+            with self.subTest(spec=spec), self.assertRaisesRegex(UsageError, message):
+                triton_aot.parse_variant(spec, ["BLOCK", "EVEN"], "k")
+
+    def test_family_variants_from_configs_and_specs(self):
+        class Config:
+            def __init__(self, kwargs, num_warps=4, num_stages=3, pre_hook=None):
+                self.kwargs, self.num_warps, self.num_stages = kwargs, num_warps, num_stages
+                self.pre_hook, self.num_ctas, self.maxnreg, self.ir_override = pre_hook, 1, None, None
+
+        class Args:
+            autotune, variant, num_warps, num_stages, kernel = True, ["EVEN=True|False"], 4, 3, "k"
+
+        kernel = triton_aot.Kernel(None, [Config({"BLOCK": 64}, 2), Config({"BLOCK": 256}, 8, 4)],
+                                   {})
+        constants = [constant("BLOCK", "constexpr"), constant("EVEN", "constexpr")]
+        variants = triton_aot.family_variants(Args, kernel, constants)
+        self.assertEqual([(v["config"], v["constexprs"], v["num_warps"], v["num_stages"])
+                          for v in variants],
+                         [(0, {"BLOCK": "64", "EVEN": "True"}, 2, 3),
+                          (0, {"BLOCK": "64", "EVEN": "False"}, 2, 3),
+                          (1, {"BLOCK": "256", "EVEN": "True"}, 8, 4),
+                          (1, {"BLOCK": "256", "EVEN": "False"}, 8, 4)])
+        Args.variant = None
+        with self.assertRaisesRegex(UsageError, "a variant gives no value for EVEN"):
+            triton_aot.family_variants(Args, kernel, constants)
+        Args.autotune, Args.variant = False, ["BLOCK=1, EVEN=True, num_warps=2",
+                                              "BLOCK=1, EVEN=True, num_warps=4"]
+        with self.assertRaisesRegex(UsageError, "variants 0 and 1 have the same constexprs"):
+            triton_aot.family_variants(Args, kernel, constants)
+        Args.autotune = True
+        kernel.configs[0].pre_hook = print
+        with self.assertRaisesRegex(UsageError, "config 0 .*pre_hook is not supported"):
+            triton_aot.family_variants(Args, kernel, constants)
+
+    def test_family_header_selects_by_value(self):
+        base = write_family(self.dir, "fam", [({"BLOCK": "64", "ACT": "'relu'"}, None, 2),
+                                              ({"BLOCK": "128", "ACT": "'gelu'"}, None, 4)],
+                            [("BLOCK", "constexpr"), ("ACT", "constexpr"), ("F", "0.5")],
+                            parameters=[parameter("x", "*fp32", 16), parameter("n", "i32")],
+                            heuristics={"ACT": "lambda args: 'relu'"})
+        header, source = self.embed(base)
+        self.assertIn("//   ACT: lambda args: 'relu'\n", header)
+        self.assertIn("  static constexpr double F = 0.5;\n", header)
+        self.assertIn("  struct Variant {\n    std::int64_t BLOCK;\n    std::string_view ACT;\n"
+                      "    int num_warps;\n    int num_stages;\n  };\n", header)
+        self.assertIn('      {64, "relu", 2, 3},\n      {128, "gelu", 4, 3},\n', header)
+        self.assertIn("find(std::int64_t BLOCK, std::string_view ACT) noexcept {\n", header)
+        self.assertIn("      if (variants[i].BLOCK == BLOCK && variants[i].ACT == ACT) return i;",
+                      header)
+        self.assertIn("      std::size_t variant, autoplugin::triton::Grid grid, autoplugin::Stream "
+                      "stream,\n      autoplugin::triton::PointerArg<float> x,\n", header)
+        self.assertIn('"BLOCK=" + std::to_string(BLOCK) + ", " + "ACT=" + "\'" + '
+                      "std::string(ACT) + \"'\"", source)
+        self.assertIn('"BLOCK=64, ACT=\'relu\'; BLOCK=128, ACT=\'gelu\'"', source)
+        self.assertEqual(initializer_bytes(source, "kCubin1"), b"\x7fELF")
+
+    def test_autotune_family_selects_by_config(self):
+        base = write_family(self.dir, "tuned", [({"BLOCK": "64"}, 0, 2), ({"BLOCK": "256"}, 1, 8)],
+                            [("BLOCK", "constexpr")], autotune=True)
+        header, source = self.embed(base)
+        self.assertIn("find(int config) noexcept", header)
+        self.assertIn("      {0, 64, 2, 3},\n      {1, 256, 8, 3},\n", header)
+        self.assertIn('"tuned[config 1]"', source)
+
+    def test_inconsistent_families_are_refused(self):
+        base = write_family(self.dir, "fam", [({"BLOCK": "64"}, None, 2), ({"BLOCK": "128"}, None, 4)],
+                            [("BLOCK", "constexpr")])
+        manifest = json.loads(Path(f"{base}.json").read_text())
+        manifest["variants"][1]["constexprs"]["BLOCK"] = "256"
+        Path(f"{base}.json").write_text(json.dumps(manifest))
+        with self.assertRaisesRegex(UsageError, "fam.1's constexprs differ from those it was "
+                                                "compiled with"):
+            self.embed(base)
+        Path(f"{base}.1.cubin").unlink()
+        with self.assertRaisesRegex(UsageError, "fam.1.cubin"):
+            self.embed(base)
+
+    def test_ship_copies_the_variants_and_removes_old_ones(self):
+        base = write_family(self.dir, "fam", [({"BLOCK": "64"}, None, 2)], [("BLOCK", "constexpr")])
+        shipped = self.dir / "shipped"
+        shipped.mkdir()
+        (shipped / "fam.3.cubin").write_bytes(b"old")
+        (shipped / "famous.1.json").write_text("{}")
+        triton_aot.ship(str(base), str(shipped))
+        self.assertEqual(sorted(p.name for p in shipped.iterdir()),
+                         ["fam.0.cubin", "fam.0.json", "fam.0.ptx", "fam.json", "famous.1.json"])
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 #include <autoplugin/triton.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,8 @@
 #include <vector>
 
 #include "error_text.h"
+#include "triton_kernels/test_autotuned_add.h"
+#include "triton_kernels/test_row_scale.h"
 #include "triton_kernels/test_scalars.h"
 #include "triton_kernels/test_scale_add.h"
 #include "triton_kernels/test_tile_copy.h"
@@ -22,6 +25,8 @@
 namespace {
 
 namespace tr = autoplugin::triton;
+using autoplugin_test::test_autotuned_add;
+using autoplugin_test::test_row_scale;
 using autoplugin_test::test_scalars;
 using autoplugin_test::test_scale_add;
 using autoplugin_test::test_tile_copy;
@@ -186,6 +191,46 @@ void thread_without_context(cudaStream_t stream) {
              (error.empty() ? std::string() : ": " + error));
 }
 
+// Every variant of a family, selected by the values a launcher computes at run time: the block
+// that holds a row (the next power of two) and the heuristic EVEN (the row fills it).
+void family_variants(cudaStream_t stream) {
+  for (const int n : {1, 17, 32, 33, 64, 500, 1024}) {
+    const int rows = 3;
+    std::vector<float> x(std::size_t(rows) * n);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) - 3.0f;
+    DeviceBuffer<float> dx(x.size()), dout(x.size());
+    dx.write(x);
+    std::int64_t block = 32;
+    while (block < n) block *= 2;
+    if (block > 64) block = 1024;
+    const std::size_t variant = test_row_scale::select(block, block == n);
+    test_row_scale::launch(variant, tr::make_grid(rows), stream, dx.data, dout.data, n, 2.0f);
+    cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    const std::vector<float> out = dout.read();
+    int wrong = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) wrong += out[i] != std::max(2.0f * x[i], 0.0f);
+    expect(wrong == 0, std::string("row_scale variant ") + test_row_scale::image(variant).name +
+                           " for rows of " + std::to_string(n) + ": " + std::to_string(wrong) +
+                           " wrong");
+  }
+  for (std::size_t config = 0; config < test_autotuned_add::variants.size(); ++config) {
+    const int n = 5000;
+    std::vector<float> x(n, 1.5f), y(n, -0.25f);
+    DeviceBuffer<float> dx(n), dy(n), dout(n);
+    dx.write(x);
+    dy.write(y);
+    const std::int64_t block = test_autotuned_add::variants[config].BLOCK;
+    test_autotuned_add::launch(config, tr::make_grid(tr::cdiv(n, block)), stream, dx.data, dy.data,
+                               dout.data, n);
+    cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    const std::vector<float> out = dout.read();
+    int wrong = 0;
+    for (float value : out) wrong += value != 1.25f;
+    expect(wrong == 0,
+           "autotune config " + std::to_string(config) + ": " + std::to_string(wrong) + " wrong");
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -204,6 +249,7 @@ int main() {
     unloadable_module(stream);
     copied_images(stream);
     thread_without_context(stream);
+    family_variants(stream);
     fp32_scalar(stream);  // again: the kernel loaded by the first launch is reused
   } catch (const std::exception& e) {
     expect(false, std::string("unexpected error: ") + e.what());

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "error_text.h"
+#include "triton_kernels/test_autotuned_add.h"
+#include "triton_kernels/test_row_scale.h"
 #include "triton_kernels/test_scalars.h"
 #include "triton_kernels/test_scale_add.h"
 #include "triton_kernels/test_tile_copy.h"
@@ -21,6 +23,8 @@
 namespace {
 
 namespace tr = autoplugin::triton;
+using autoplugin_test::test_autotuned_add;
+using autoplugin_test::test_row_scale;
 using autoplugin_test::test_scalars;
 using autoplugin_test::test_scale_add;
 using autoplugin_test::test_tile_copy;
@@ -296,6 +300,79 @@ TEST(TritonLaunch, EmptyGridLaunchesNothing) {
   // No driver call is made (none is needed, and none may be available here).
   EXPECT_NO_THROW(test_scale_add::launch(tr::make_grid(0), nullptr, float_address(0x1000),
                                          float_address(0x2000), nullptr, 0, 1.f));
+}
+
+}  // namespace
+
+namespace {
+
+// A family over BLOCK and the heuristic EVEN (VARIANTS "BLOCK=32|64, EVEN=True|False, num_warps=1"
+// "BLOCK=1024, EVEN=True|False"), with the string constexpr MODE fixed to 'relu'.
+TEST(TritonFamily, ListsEachVariantsValuesWarpsAndStages) {
+  static_assert(test_row_scale::MODE == "relu");
+  static_assert(test_row_scale::variants.size() == 6);
+  static_assert(test_row_scale::find(64, false) == 3);
+  static_assert(!test_row_scale::find(128, true).has_value());
+  const std::int64_t blocks[] = {32, 32, 64, 64, 1024, 1024};
+  for (std::size_t i = 0; i < 6; ++i) {
+    const auto& variant = test_row_scale::variants[i];
+    EXPECT_EQ(variant.BLOCK, blocks[i]) << i;
+    EXPECT_EQ(variant.EVEN, i % 2 == 0) << i;
+    EXPECT_EQ(variant.num_warps, i < 4 ? 1 : 4) << i;
+    EXPECT_EQ(variant.num_stages, 3) << i;
+    const tr::KernelImage& image = test_row_scale::image(i);
+    EXPECT_EQ(image.num_warps, variant.num_warps) << i;
+    EXPECT_STREQ(image.function, "row_scale_kernel");
+    ASSERT_EQ(image.constants.size(), 3u);
+    EXPECT_EQ(std::string(image.constants[0].value), std::to_string(variant.BLOCK));
+    EXPECT_STREQ(image.constants[1].value, variant.EVEN ? "True" : "False");
+    EXPECT_STREQ(image.constants[2].value, "'relu'");
+  }
+  EXPECT_STREQ(test_row_scale::image(5).name, "test_row_scale[BLOCK=1024, EVEN=False]");
+  EXPECT_EQ(test_row_scale::select(1024, true), 4u);
+}
+
+TEST(TritonFamily, SelectNamesTheValuesAndTheVariants) {
+  EXPECT_EQ(error_of([] { test_row_scale::select(128, true); }),
+            "Triton kernel family 'test_row_scale' has no variant for BLOCK=128, EVEN=True (its "
+            "variants: BLOCK=32, EVEN=True; BLOCK=32, EVEN=False; BLOCK=64, EVEN=True; BLOCK=64, "
+            "EVEN=False; BLOCK=1024, EVEN=True; BLOCK=1024, EVEN=False); compile one more: "
+            "VARIANTS of autoplugin_add_triton_kernel(test_row_scale)");
+  EXPECT_THAT(error_of([] { test_row_scale::image(6); }),
+              HasSubstr("'test_row_scale' has no variant for index 6 (its variants: BLOCK=32"));
+}
+
+TEST(TritonFamily, VariantsShareTheTypedLaunch) {
+  // Arguments are checked against the variant's image before any launch: a null grid launches
+  // nothing, so this runs without a GPU.
+  for (std::size_t i = 0; i < test_row_scale::variants.size(); ++i) {
+    EXPECT_EQ(error_of([&] {
+                test_row_scale::launch(i, tr::Grid{0, 1, 1}, nullptr, float_address(256),
+                                       static_cast<float*>(nullptr) + 64, 32, 0.5f);
+              }),
+              "")
+        << i;
+  }
+  EXPECT_THAT(error_of([] {
+                test_row_scale::launch(0, tr::Grid{0, 1, 1}, nullptr, float_address(250),
+                                       float_address(256), 32, 0.5f);
+              }),
+              HasSubstr("'test_row_scale[BLOCK=32, EVEN=True]'"));
+}
+
+// One variant per @triton.autotune config (AUTOTUNE), selected by the config's index.
+TEST(TritonFamily, AutotuneConfigsBecomeVariants) {
+  static_assert(test_autotuned_add::variants.size() == 2);
+  EXPECT_EQ(test_autotuned_add::variants[0].config, 0);
+  EXPECT_EQ(test_autotuned_add::variants[0].BLOCK, 128);
+  EXPECT_EQ(test_autotuned_add::variants[0].num_warps, 2);
+  EXPECT_EQ(test_autotuned_add::variants[1].BLOCK, 1024);
+  EXPECT_EQ(test_autotuned_add::variants[1].num_warps, 4);
+  EXPECT_EQ(test_autotuned_add::variants[1].num_stages, 2);
+  EXPECT_EQ(test_autotuned_add::image(1).num_warps, 4);
+  EXPECT_EQ(test_autotuned_add::select(1), 1u);
+  EXPECT_THAT(error_of([] { test_autotuned_add::select(2); }),
+              HasSubstr("has no variant for config 2 (its variants: config 0; config 1)"));
 }
 
 }  // namespace

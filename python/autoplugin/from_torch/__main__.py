@@ -34,6 +34,10 @@ def main(argv=None):
     parser.add_argument("--no-artefacts", dest="artefacts", action="store_false",
                         help="do not compile the kernels into each project's aot/ folder (the "
                              "project then needs Triton where it is built)")
+    parser.add_argument("--max-block", type=int, default=1 << 16, metavar="N",
+                        help="a constexpr the host code computes as a power of two of the sizes "
+                             "(triton.next_power_of_2) is compiled for each power of two up to N "
+                             "(default 65536); larger sizes are refused by the plugin")
     args = parser.parse_args(argv)
     dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
     missing = [name for name in ("torch", "triton") if importlib.util.find_spec(name) is None]
@@ -47,7 +51,7 @@ def main(argv=None):
         folders = generate(args.module, args.out, examples=args.examples, ops=args.ops,
                            dtypes=dtypes, arch=args.arch,
                            example_equalities=args.example_equalities,
-                           artefacts=args.artefacts,
+                           artefacts=args.artefacts, max_block=args.max_block,
                            log=lambda message: print(message, file=sys.stderr))
     except GenerationError as error:
         print(f"autoplugin from-torch: {error}", file=sys.stderr)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import sympy
 
+from . import kernel_variants
 from .fitting import output_name
 from .sympy_to_dim import DimTranslator
 
@@ -70,7 +71,8 @@ def _kernel_target(op, structures, launch, dtype):
     kernel launched with other constexprs, scalar types or warps in another structure is another
     variant, `_v2`, ...)."""
     def settings(other):
-        return (other.signature(dtype), other.num_warps, other.num_stages)
+        return (other.signature(dtype), other.num_warps, other.num_stages,
+                tuple(_variants(other)))
 
     variants = []
     for structure in structures:
@@ -80,6 +82,12 @@ def _kernel_target(op, structures, launch, dtype):
     index = variants.index(settings(launch))
     suffix = "" if index == 0 else f"_v{index + 1}"
     return f"{op.name}_{launch.kernel_name}_{DTYPE_SHORT[dtype]}{suffix}"
+
+
+def _variants(launch):
+    """autoplugin_add_triton_kernel's VARIANTS for a launch whose constexprs change (none for
+    one compiled kernel)."""
+    return launch.family.variants(launch.num_warps, launch.num_stages) if launch.family else []
 
 
 def _shape_parameters(op):
@@ -141,6 +149,9 @@ def shape_function(op, structures):
             lines.append(f"    ap::require({translate.condition(condition)},")
             message = f"{show.condition(condition)} ({traced.reason(condition)})"
             lines.append(f"                {json.dumps(message)});")
+        for condition, message in kernel_variants.requirements(structure.launches):
+            lines.append(f"    ap::require({condition},")
+            lines.append(f"                \"{message}\");")
         shapes = ["ap::Shape{" + ", ".join(translate.dim(d) for d in shape) + "}"
                   for shape in traced.outputs]
         if op.num_outputs == 1:
@@ -269,7 +280,12 @@ def _argument_text(argument, dtype):
     return argument.cpp
 
 
-def launcher(op, structures, dtype):
+def launcher_name(op, dtype, config=None):
+    """One launcher per dtype, and per autotune config (the op's tactics)."""
+    return f"{op.name}_{dtype}" + ("" if config is None else f"_config{config}")
+
+
+def launcher(op, structures, dtype, config=None):
     element = DTYPE_ELEMENT[dtype]
     types = _element_types(op, structures, dtype)
     parameters = []
@@ -315,10 +331,19 @@ def launcher(op, structures, dtype):
                                  "stream),")
                     lines.append(f"               \"clearing scratch buffer {index}\");")
         for position, launch in enumerate(structure.launches):
+            if launch.config and launch.config.index != config:
+                continue
             kernel = _kernel_target(op, structures, launch, dtype)
             lines.append(f"    // {launch.where}: {launch.line}")
+            if launch.config:
+                lines.append(f"    // @triton.autotune config {launch.config.index}: "
+                             f"{launch.config.text}")
             grid = ", ".join(launch.grid)
             lines.append(f"    {kernel}::launch(")
+            if launch.varying:
+                # The family's variant for the constexprs the host code computes here.
+                keys = ", ".join(v.cpp for v in launch.varying)
+                lines.append(f"        {kernel}::select({keys}),")
             lines.append(f"        ap::triton::make_grid({grid}), stream,")
             runtime = [a for a in launch.arguments if a.kind != "constexpr"]
             width = max(len(a.name) for a in runtime)
@@ -331,7 +356,8 @@ def launcher(op, structures, dtype):
     lines.append(f"  throw ap::Error(\"{op.qualname}: no launch generated for these ranks or "
                  "lengths\");")
     lines.append("}")
-    header = _signature(f"void {op.name}_{dtype}", _unused_unnamed(parameters, lines))
+    header = _signature(f"void {launcher_name(op, dtype, config)}",
+                        _unused_unnamed(parameters, lines))
     return "\n".join([header] + lines)
 
 
@@ -412,11 +438,19 @@ def cpp_source(op, structures, dtypes, provenance):
         out.append("// Workspace: the scratch buffers the host code allocates.")
         out.append(workspace_function(op, structures))
         out.append("")
-    out.append("// Launchers, one per dtype, each with its own kernel compiled ahead of time.")
+    configs = kernel_variants.tactic_configs(structures)
+    if configs == [None]:
+        out.append("// Launchers, one per dtype, each with its own kernel compiled ahead of time.")
+    else:
+        out.append("// Launchers, one per dtype and @triton.autotune config, each with its own "
+                   "kernel compiled")
+        out.append("// ahead of time: the configs of a dtype are tactics, which TensorRT times.")
     for dtype in dtypes:
-        out.append(launcher(op, structures, dtype))
-        out.append("")
-    launchers = ", ".join(f"{op.name}_{dtype}" for dtype in dtypes)
+        for config in configs:
+            out.append(launcher(op, structures, dtype, config))
+            out.append("")
+    launchers = ", ".join(launcher_name(op, dtype, config) for dtype in dtypes
+                          for config in configs)
     out.append(f"AUTOPLUGIN_OP(\"{op.schema}\",")
     if _uses_workspace(structures):
         out.append(f"              {op.name}_shape, {launchers})")
@@ -458,9 +492,13 @@ def cmake_lists(op, structures, dtypes, kernel_file_name, arch):
                     f"  SOURCE {kernel_file_name} KERNEL {launch.kernel_name}",
                     f"  # {', '.join(a.name for a in launch.arguments)}",
                     f"  SIGNATURE \"{signature}\"",
-                    f"  NUM_WARPS {launch.num_warps} NUM_STAGES {launch.num_stages} "
-                    f"ARCH ${{{op.name.upper()}_ARCH}})",
                 ]
+                variants = _variants(launch)
+                if variants:
+                    lines.append("  VARIANTS")
+                    lines += [f"    \"{variant}\"" for variant in variants]
+                lines.append(f"  NUM_WARPS {launch.num_warps} NUM_STAGES {launch.num_stages} "
+                             f"ARCH ${{{op.name.upper()}_ARCH}})")
     if needs_cuda_runtime(op, structures):
         targets.append("CUDA::cudart")
     lines += ["", f"autoplugin_add_library({op.name}_plugin SOURCES {op.name}.cpp)",
@@ -482,7 +520,8 @@ def _profile(op, structure, tensors):
 
     def holds(point):
         values = _values(structure.traced.symbols, point)
-        return all(bool(r.xreplace(values)) for r in structure.traced.requires)
+        return (all(bool(r.xreplace(values)) for r in structure.traced.requires) and
+                kernel_variants.within_limits(structure.launches, point))
 
     for bound, change in ((lows, lambda e: max(1, e // 2)), (highs, lambda e: 2 * e)):
         for t in tensors:
@@ -576,7 +615,9 @@ def ship_artefacts(op, structures, dtypes, directory, kernel_file_name, arch, lo
                      "--signature", launch.signature(dtype), "--name", target,
                      "--num-warps", str(launch.num_warps), "--num-stages",
                      str(launch.num_stages), "--arch", str(arch), "--out-dir",
-                     str(directory / "aot")], capture_output=True, text=True)
+                     str(directory / "aot")] +
+                    [f"--variant={variant}" for variant in _variants(launch)],
+                    capture_output=True, text=True)
                 if result.returncode != 0:
                     from .discover import GenerationError
                     raise GenerationError(

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from . import fitting
+from . import fitting, kernel_variants
 from .discover import GenerationError
 
 TRITON_POINTER_TYPES = {
@@ -42,6 +42,7 @@ class RecordedLaunch:
     options: dict  # num_warps, num_stages, ...
     where: str  # "module.py:57"
     line: str
+    config: object = None  # kernel_variants.AutotuneConfig of an autotuned launch
 
 
 @dataclass
@@ -64,6 +65,12 @@ class RecoveredLaunch:
     num_stages: int
     where: str
     line: str
+    family: object = None  # kernel_variants.Family when constexprs change with the shapes
+    config: object = None  # kernel_variants.AutotuneConfig: launched by that config's tactic
+
+    @property
+    def varying(self):
+        return self.family.varying if self.family else []
 
     def signature(self, dtype):
         entries = []
@@ -137,11 +144,7 @@ def intercepted_launches(records, module_path):
     original_autotuner = Autotuner.run
 
     def autotuned(self, *args, **kwargs):
-        where, line = _launch_site(module_path)
-        name = getattr(getattr(self, "base_fn", None), "__name__", "the kernel")
-        raise GenerationError(f"{where}: {line}: '{name}' is autotuned (@triton.autotune); a "
-                              "plugin's kernel is compiled ahead of time for one configuration: "
-                              "launch the @triton.jit kernel with the configuration you want")
+        kernel_variants.launch_each_config(self, args, kwargs, records, module_path)
 
     JITFunction.run = run
     Autotuner.run = autotuned
@@ -428,8 +431,10 @@ def _numel(shape):
 
 
 def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
-                     example_equalities=True, log=print):
-    """The launches of the op's host code for one structure (ranks, list lengths)."""
+                     example_equalities=True, log=print,
+                     max_block=kernel_variants.DEFAULT_MAX_BLOCK):
+    """The launches of the op's host code for one structure (ranks, list lengths); a constexpr
+    that changes with the shapes becomes a family of powers of two up to `max_block`."""
     rng = random.Random(seed)
     notes = set()
     _relations_between_inputs(op, example, traced, rng, arch, example_equalities, notes, log)
@@ -452,11 +457,47 @@ def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
     launches = []
     for position, record in enumerate(runs[0].records):
         recorded = [run.records[position] for run in runs]
+
+        def probe(atom, value, position=position):
+            return _probe(op, example, traced, position, atom, value, arch)
+
         launches.append(_recover_launch(op, position, record, recorded, envs, runs, samples,
-                                        dtype_runs, scratch, plugin_dtypes))
+                                        dtype_runs, scratch, plugin_dtypes, probe, max_block))
     for note in sorted(notes):
         log(f"{op.qualname}: note: {note}")
     return RecoveredLaunches(launches, [buffer for buffer, _ in scratch.values()], sorted(notes))
+
+
+def _probe(op, example, traced, position, atom, value, arch):
+    """The launch at `position` when the host code runs with launcher atom `atom` (an input's
+    extent or an int attribute) set to `value`, the other sizes as in the example, and the atoms
+    of that point's inputs and attributes; a GenerationError when the host code refuses it."""
+    from .shapes import tie, tied_extents
+    point = {name: list(v) if isinstance(v, list) else v for name, v in example.items()}
+    keep = None
+    if ".size(" in atom:
+        tensor, axis = atom.split(".size(")
+        keep = (tensor, int(axis.rstrip(")")))
+        point[tensor][keep[1]] = value
+    else:
+        point[atom] = value
+    tie(point, tied_extents(traced.requires, traced.symbols), keep=keep)
+    try:
+        records = _run_body(op, point, torch.float32, arch).records
+    except HostFailure as failure:
+        raise GenerationError(f"{failure.where.strip()}: {type(failure.error).__name__}: "
+                              f"{failure.error}") from None
+    if position >= len(records):
+        raise GenerationError(f"the host code launches {len(records)} kernels at {point}")
+    atoms = {}
+    for argument in op.arguments:
+        value = point[argument.name]
+        if argument.kind == "Tensor" and value is not None:
+            for axis, extent in enumerate(value):
+                atoms[f"{argument.name}.size({axis})"] = extent
+        elif argument.kind in ("int", "bool"):
+            atoms[argument.name] = value
+    return records[position], atoms
 
 
 def _checked_run(op, point, dtype, arch, notes):
@@ -613,21 +654,24 @@ def _scalar_type(values, name, where, line):
 
 
 def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_runs, scratch,
-                    plugin_dtypes):
+                    plugin_dtypes, probe, max_block):
     kernel = first.kernel
     kernel_name = kernel.fn.__name__
     fit_envs, check_envs = envs[:samples], envs[samples:]
     constexprs = {p.name for p in kernel.params if p.is_constexpr}
     arguments = []
+    family = None
     for name in first.arguments:
         values = [r.arguments[name] for r in recorded]
         context = f"argument '{name}' of kernel '{kernel_name}' ({first.where}: {first.line})"
         if name in constexprs:
             plain = {repr(_plain(v)) for v in values}
             if len(plain) != 1:
-                raise GenerationError(f"op '{op.qualname}': {context}: a constexpr that changes "
-                                      f"with the shapes or attributes ({sorted(plain)}); a kernel "
-                                      "is compiled ahead of time for one value")
+                family, argument = kernel_variants.add_varying(
+                    family, op, name, first, recorded, constexprs, envs, context, probe,
+                    max_block)
+                arguments.append(argument)
+                continue
             value = _plain(values[0])
             text = "True" if value is True else "False" if value is False else repr(value)
             arguments.append(RecoveredArgument(name, "constexpr", constexpr=text))
@@ -653,7 +697,9 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
         grid.append(_fit(op, values, fit_envs, check_envs, context, "i64", block_sizes))
     options = {k: _plain(v) for k, v in first.options.items()}
     for record in recorded:
-        if {k: _plain(v) for k, v in record.options.items()} != options:
+        # A family's warps and stages follow its power of two (read per variant by probing).
+        probed = family is not None and family.options
+        if not probed and {k: _plain(v) for k, v in record.options.items()} != options:
             raise GenerationError(f"op '{op.qualname}': the launch options of '{kernel_name}' "
                                   f"({first.where}) change with the shapes or attributes; a "
                                   "kernel is compiled ahead of time with one num_warps and "
@@ -665,7 +711,8 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
                               "num_warps and num_stages only")
     return RecoveredLaunch(kernel_name, Path(kernel.fn.__code__.co_filename).resolve(), grid,
                            arguments, int(options.get("num_warps", 4)),
-                           int(options.get("num_stages", 3)), first.where, first.line)
+                           int(options.get("num_stages", 3)), first.where, first.line, family,
+                           first.config)
 
 
 def _workspace_order(op, run):

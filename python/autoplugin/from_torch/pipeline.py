@@ -50,7 +50,7 @@ def _where(function):
 
 
 def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90, log=print,
-             example_equalities=True, artefacts=True):
+             example_equalities=True, artefacts=True, max_block=1 << 16):
     import torch
     import triton
 
@@ -90,7 +90,8 @@ def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90,
                     f"accepts, e.g. {traced.unreachable[0]}")
             log(f"{op.qualname}: recovering the launches of the host code")
             recovered = recover_launches(op, example, traced, dtypes, arch=arch,
-                                         example_equalities=example_equalities, log=log)
+                                         example_equalities=example_equalities, log=log,
+                                         max_block=max_block)
             if not recovered.launches:
                 raise GenerationError(f"op '{op.qualname}': its host code launches no Triton "
                                       f"kernel for {text}")

@@ -1,0 +1,280 @@
+"""Constexprs that change with the shapes or attributes (a family of compiled variants), and
+@triton.autotune configs (one launcher per config: TensorRT tactics).
+
+A kernel is compiled ahead of time for each constexpr value, so a constexpr the host code
+computes from the sizes (``BLOCK_SIZE = triton.next_power_of_2(n_cols)``, with ``num_warps``
+chosen from it, as in Triton's softmax and layer-norm tutorials) or takes from a bool attribute
+becomes a family (autoplugin_add_triton_kernel's VARIANTS): every value the recovered expression
+takes over the op's range, each compiled with the warps and stages the host code gives it, and
+the launcher selects the variant from the same expression at enqueue.
+
+The range of a power-of-two constexpr is bounded: values up to ``max_block`` (the CLI's
+``--max-block``), fewer where the host code refuses larger sizes. Each value's warps and stages
+are read by running the host code at a size that gives that value. Extents past the range become
+a requirement of the shape function, whose message says how to raise the limit.
+
+An autotuned launch runs once per config while the host code is sampled (through the heuristics
+the autotuner wraps, if any), each recorded with its config; the generated op has one launcher
+per dtype and config, which TensorRT times as tactics. PyTorch eager keeps running the Python op,
+with Triton's own pick.
+"""
+from dataclasses import dataclass, field
+
+from .discover import GenerationError
+
+DEFAULT_MAX_BLOCK = 1 << 16
+VARYING = "constexpr"  # the signature entry of a constexpr the variants give
+
+
+@dataclass
+class VaryingConstexpr:
+    name: str
+    cpp: str  # C++ computing the value in the launcher
+    values: list  # the family's values, as the signature writes them
+    # A power of two of an input extent or int attribute: the shape function's requirement.
+    bounded: str = ""  # the shape function's C++ for the driving size, e.g. "x[1]"
+    limit: int = 0  # the largest value compiled
+    limit_reason: str = ""
+    atom: str = ""  # the launcher atom it is computed from (power-of-two constexprs)
+
+
+@dataclass
+class Family:
+    varying: list  # VaryingConstexpr
+    options: dict = field(default_factory=dict)  # value of the power-of-two constexpr -> (warps, stages)
+
+    def variants(self, num_warps, num_stages):
+        """VARIANTS entries: one per value of the power-of-two constexpr (its warps and stages),
+        with the alternatives of the others."""
+        powers = next((v for v in self.varying if v.bounded), None)
+        rows = []
+        for value in (powers.values if powers else [None]):
+            warps, stages = self.options.get(value, (num_warps, num_stages))
+            parts = []
+            for varying in self.varying:
+                if varying is powers:
+                    parts.append(f"{varying.name}={value}")
+                else:
+                    parts.append(f"{varying.name}={'|'.join(varying.values)}")
+            rows.append(", ".join(parts + [f"num_warps={warps}", f"num_stages={stages}"]))
+        return rows
+
+
+def next_power_of_2(value):
+    return 1 if value <= 1 else 1 << (int(value) - 1).bit_length()
+
+
+def _shape_function_text(atom, op):
+    """The shape function's C++ for a launcher atom, or "" when it has none there."""
+    if ".size(" in atom:
+        tensor, axis = atom.split(".size(")
+        if any(a.name == tensor for a in op.tensors):
+            return f"{tensor}[{axis.rstrip(')')}]"
+        return ""
+    if any(a.name == atom and a.kind == "int" for a in op.arguments):
+        return atom
+    return ""
+
+
+def _bool_candidates(atoms, others):
+    """(C++, function of (atoms, the others' values)) of the bool conditions a heuristic
+    typically computes: a bool attribute or its negation, a size divisible by, or equal to, a
+    power of two or another integer constexpr of the launch (`others`: their C++), the launch's
+    power of two first."""
+    for atom in atoms:
+        if isinstance(atoms[atom], bool):
+            yield atom, lambda a, o, n=atom: a[n]
+            yield f"!{atom}", lambda a, o, n=atom: not a[n]
+    divisors = [(cpp, lambda o, k=k: o[k]) for k, cpp in enumerate(others)]
+    divisors += [(str(2 ** k), lambda o, d=2 ** k: d) for k in range(1, 17)]
+    for atom in atoms:
+        if not isinstance(atoms[atom], int) or isinstance(atoms[atom], bool):
+            continue
+        for cpp, divisor in divisors:
+            yield (f"{atom} % {cpp} == 0",
+                   lambda a, o, n=atom, d=divisor: d(o) != 0 and a[n] % d(o) == 0)
+        for k, cpp in enumerate(others):
+            yield f"{atom} == {cpp}", lambda a, o, n=atom, k=k: a[n] == o[k]
+
+
+def _holds(function, atoms, others):
+    try:
+        return function(atoms, others)
+    except (KeyError, TypeError, ZeroDivisionError):
+        return None
+
+
+def add_varying(family, op, name, first, recorded, constexprs, envs, context, probe, max_block):
+    """Constexpr `name` of a launch (`first`, and `recorded` at every sampled point) changes:
+    returns the launch's Family with it added, and the RecoveredArgument of it."""
+    from .launches import RecoveredArgument, _plain
+    family = family or Family([])
+    # What a bool may be compared with: the launch's other integer constexprs, as recovered.
+    others = [(v.cpp, v.name) for v in family.varying if v.bounded]
+    for other in first.arguments:
+        value = _plain(first.arguments[other])
+        if (other in constexprs and other != name and isinstance(value, int) and
+                not isinstance(value, bool) and
+                all(_plain(r.arguments[other]) == value for r in recorded)):
+            others.append((repr(value), other))
+    driving = next((v for v in family.varying if v.bounded), None)
+    varying, options = recover(op, name, recorded, envs, context, probe, max_block, others,
+                               driving)
+    if options and any(v.bounded for v in family.varying):
+        raise GenerationError(f"op '{op.qualname}': {context}: a second constexpr that is a "
+                              "power of two of the sizes; one per launch is generated")
+    family.varying.append(varying)
+    family.options.update(options or {})
+    return family, RecoveredArgument(name, "constexpr", cpp=varying.cpp, constexpr=VARYING)
+
+
+def recover(op, name, recorded, envs, context, probe, max_block, others=(), driving=None):
+    """The VaryingConstexpr for `name`, whose values in `recorded` (one launch per sampled point,
+    `envs` alike) change; `probe(atom, value)` runs the host code with that launcher atom set to
+    `value` and returns (the recorded launch, the atoms of its inputs and attributes), or raises
+    GenerationError when the host code refuses it. `others`: (C++, name) of the launch's integer
+    constexprs recovered before; `driving`: its power-of-two constexpr, if any, whose sizes are
+    probed to tell apart bool conditions that the samples cannot."""
+    from .launches import _plain
+    plain = [_plain(r.arguments[name]) for r in recorded]
+    if all(isinstance(v, bool) for v in plain):
+        cpps = [cpp for cpp, _ in others]
+        per_point = [[_plain(r.arguments[n]) for _, n in others] for r in recorded]
+        probes = []
+        if driving is not None:
+            for size in (2, 3, 8, 9, 64, 65):
+                try:
+                    record, atoms = probe(driving.atom, size)
+                except GenerationError:
+                    continue
+                probes.append((atoms, [_plain(record.arguments[n]) for _, n in others],
+                               _plain(record.arguments[name])))
+        for cpp, function in _bool_candidates(envs[0].atoms, cpps):
+            if all(_holds(function, env.atoms, o) == v
+                   for env, o, v in zip(envs, per_point, plain)) and \
+                    all(_holds(function, atoms, o) == v for atoms, o, v in probes):
+                return VaryingConstexpr(name, cpp, ["True", "False"]), None
+        raise GenerationError(f"op '{op.qualname}': {context}: a bool constexpr that changes with "
+                              f"the shapes or attributes ({sorted(set(plain))}) and is neither a "
+                              "bool attribute nor a size divisible by, or equal to, a power of "
+                              "two or another constexpr")
+    if all(isinstance(v, int) and not isinstance(v, bool) and v > 0 and v & (v - 1) == 0
+           for v in plain):
+        floor = min(plain)
+        for atom in envs[0].atoms:
+            sizes = [env.atoms[atom] for env in envs]
+            if not all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
+                continue
+            if all(max(next_power_of_2(s), floor) == v for s, v in zip(sizes, plain)):
+                bounded = _shape_function_text(atom, op)
+                if not bounded:
+                    continue
+                floored = any(next_power_of_2(s) < floor for s in sizes)
+                cpp = f"ap::triton::next_power_of_2({atom})"
+                if floored:
+                    cpp = f"std::max<std::int64_t>({cpp}, {floor})"
+                return _powers_of_two(op, name, atom, cpp, bounded, floor if floored else 1,
+                                      probe, max_block, context)
+    raise GenerationError(
+        f"op '{op.qualname}': {context}: a constexpr that changes with the shapes or attributes "
+        f"({sorted({repr(v) for v in plain})}); generated: the next power of two of an input "
+        "extent or int attribute (triton.next_power_of_2), at least a constant, and bool "
+        "attributes")
+
+
+def _powers_of_two(op, name, atom, cpp, bounded, lowest, probe, max_block, context):
+    """The family of powers of two from `lowest` up to `max_block`, fewer where the host code
+    refuses; each value's launch options from the host code run at that size."""
+    values, options, reason = [], {}, ""
+    value = lowest
+    while value <= max_block:
+        try:
+            record, _ = probe(atom, value)
+        except GenerationError as error:  # "at FILE:LINE (the line): Error: message"
+            reason = f"the host code refuses {bounded} = {value} ({error})"
+            break
+        options[str(value)] = (int(record.options.get("num_warps", 4)),
+                               int(record.options.get("num_stages", 3)))
+        values.append(str(value))
+        value *= 2
+    if not values:
+        raise GenerationError(f"op '{op.qualname}': {context}: the host code refuses every size "
+                              f"from {lowest} to {max_block}: {reason}")
+    if not reason:
+        reason = (f"variants are compiled up to {name} = {values[-1]}; regenerate with "
+                  f"--max-block {2 * int(values[-1])} (or larger) for larger sizes")
+    varying = VaryingConstexpr(name, cpp, values, bounded, int(values[-1]), reason, atom)
+    return varying, options
+
+
+def within_limits(launches, point):
+    """Whether `point` (argument -> shape or value) keeps every size in the families' ranges."""
+    for launch in launches:
+        for varying in getattr(launch, "varying", []):
+            if not varying.bounded:
+                continue
+            name, _, axis = varying.bounded.partition("[")
+            size = point[name][int(axis.rstrip("]"))] if axis else point[name]
+            if size > varying.limit:
+                return False
+    return True
+
+
+def requirements(launches):
+    """The shape function's requirements that keep every size in the families' ranges: C++
+    (condition, message) pairs."""
+    seen, result = set(), []
+    for launch in launches:
+        for varying in getattr(launch, "varying", []):
+            if not varying.bounded or (varying.bounded, varying.limit) in seen:
+                continue
+            seen.add((varying.bounded, varying.limit))
+            condition = f"{varying.bounded} <= {varying.limit}"
+            message = (f"{varying.bounded} <= {varying.limit}: kernel '{launch.kernel_name}' "
+                       f"({launch.where}): {varying.limit_reason}")
+            result.append((condition, message.replace("\\", "\\\\").replace('"', '\\"')))
+    return result
+
+
+@dataclass
+class AutotuneConfig:
+    index: int  # in the kernel's @triton.autotune configs
+    count: int  # how many configs the kernel has
+    text: str  # "BLOCK=128, num_warps=4, num_stages=3"
+
+
+def launch_each_config(autotuner, args, kwargs, records, module_path):
+    """Stands in for Autotuner.run while the host code is sampled: launches (records) the kernel
+    once per config, each tagged with it."""
+    from .launches import _launch_site
+    where, line = _launch_site(module_path)
+    name = getattr(getattr(autotuner, "base_fn", None), "__name__", "the kernel")
+    configs = list(autotuner.configs)
+    for index, config in enumerate(configs):
+        unsupported = [what for what, present in [
+            ("pre_hook", config.pre_hook is not None),
+            ("num_ctas > 1", getattr(config, "num_ctas", 1) not in (None, 1)),
+            ("maxnreg", getattr(config, "maxnreg", None) is not None)] if present]
+        if unsupported:
+            raise GenerationError(f"{where}: {line}: config {index} of '{name}' ({config}) sets "
+                                  f"{', '.join(unsupported)}, which is not compiled ahead of time")
+        start = len(records)
+        autotuner.fn.run(*args, **kwargs, **config.kwargs, num_warps=config.num_warps,
+                         num_stages=config.num_stages)
+        text = ", ".join([f"{k}={v}" for k, v in config.kwargs.items()] +
+                         [f"num_warps={config.num_warps}", f"num_stages={config.num_stages}"])
+        for record in records[start:]:
+            record.config = AutotuneConfig(index, len(configs), text)
+
+
+def tactic_configs(structures):
+    """The autotune config indices the op's launchers are generated for: [None] when no launch
+    is autotuned; refused when several launches are (their configs would multiply)."""
+    counts = {launch.config.count for s in structures for launch in s.launches if launch.config}
+    kernels = {launch.kernel_name for s in structures for launch in s.launches if launch.config}
+    if not counts:
+        return [None]
+    if len(kernels) > 1 or len(counts) > 1:
+        raise GenerationError(f"autotuned kernels {sorted(kernels)}: one autotuned kernel per op "
+                              "is generated (each config of it is a tactic)")
+    return list(range(counts.pop()))

@@ -1,0 +1,36 @@
+"""A from-torch module's own op as the reference, for `autoplugin check --reference`: calls the
+custom op eagerly (on the GPU: its Triton kernels, an autotuned one with Triton's own pick).
+
+Usage: python3 eager_reference.py MODULE.py DIR (DIR holds case.json and input<k>.npy; this writes
+the outputs case.json lists).
+"""
+import importlib.util
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+
+DTYPES = {"float32": torch.float32, "float16": torch.float16}
+
+
+def main(module_path, folder):
+    spec = importlib.util.spec_from_file_location("reference_module", module_path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with open(os.path.join(folder, "case.json")) as f:
+        case = json.load(f)
+    namespace, name = case["op"].split("::")
+    op = getattr(getattr(torch.ops, namespace), name)
+    inputs = [torch.from_numpy(np.load(os.path.join(folder, i["file"]))).cuda()
+              for i in case["inputs"]]
+    outputs = op(*inputs, **case.get("attributes", {}))
+    outputs = outputs if isinstance(outputs, (tuple, list)) else [outputs]
+    for spec, output in zip(case["outputs"], outputs):
+        np.save(os.path.join(folder, spec["file"]),
+                output.to(DTYPES[spec["dtype"]]).cpu().numpy())
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
