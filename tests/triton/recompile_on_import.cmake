@@ -1,4 +1,4 @@
-# cmake -DAUTOPLUGIN_SOURCE_DIR=... -DWORK_DIR=... -DGENERATOR=... -P recompile_on_import.cmake
+# cmake -DAUTOPLUGIN_SOURCE_DIR=... -DWORK_DIR=... -DGENERATOR=... -DPYTHON=... -P recompile_on_import.cmake
 # Builds the imported_module project's artefact, changes the helper module the kernel imports,
 # and expects exactly one recompilation: after the change, and not on a build with no change.
 file(REMOVE_RECURSE ${WORK_DIR})
@@ -20,6 +20,7 @@ endfunction()
 
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK_DIR}/source -B ${WORK_DIR}/build -G ${GENERATOR}
                         -DAUTOPLUGIN_SOURCE_DIR=${AUTOPLUGIN_SOURCE_DIR}
+                        -DPython3_EXECUTABLE=${PYTHON}
                 OUTPUT_VARIABLE output ERROR_VARIABLE errors RESULT_VARIABLE failed)
 if(failed)
   message(FATAL_ERROR "configure failed:\n${output}${errors}")
