@@ -1,4 +1,5 @@
-# cmake -DAUTOPLUGIN_SOURCE_DIR=... -DWORK_DIR=... -DGENERATOR=... -DPYTHON=... -P recompile_on_import.cmake
+# cmake -DAUTOPLUGIN_SOURCE_DIR=... -DWORK_DIR=... -DGENERATOR=... -DPYTHON=... \
+#       -P recompile_on_import.cmake
 # Builds the imported_module project's artefact, changes the helper module the kernel imports,
 # and expects exactly one recompilation: after the change, and not on a build with no change.
 file(REMOVE_RECURSE ${WORK_DIR})
