@@ -1,26 +1,15 @@
-// What an engine adapter needs beyond an op author's API: finding an op by name and evaluating
-// shape expressions with concrete values. The TensorRT and PyTorch adapters use it; the PyTorch
-// adapter is compiled in the user's project, so this header is installed. Not for op authors.
+// Shape expressions evaluated with concrete values, as an engine adapter needs them. The TensorRT
+// and PyTorch adapters use it; the PyTorch adapter is compiled in the user's project, so this
+// header is installed.
 #pragma once
 
 #include <autoplugin/dim.h>
 
-#include <cstddef>
 #include <cstdint>
 #include <span>
-#include <string_view>
 #include <vector>
 
 namespace autoplugin {
-class Op;
-
-namespace detail {
-// The op named `name`, by its qualified name ("ns::name.overload") or its plugin name
-// ("name.overload"; the first declared wins when two namespaces share one), or null.
-const Op* find_op(std::string_view name);
-// Levenshtein distance, for "did you mean" suggestions (the codec's, check's and onnx's).
-std::size_t edit_distance(std::string_view a, std::string_view b);
-}  // namespace detail
 
 // Concrete values for the symbols of an expression.
 struct DimBindings {
