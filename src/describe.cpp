@@ -1,6 +1,6 @@
 #include <autoplugin/backend/attr_types.h>
 #include <autoplugin/backend/describe.h>
-#include <autoplugin/backend/evaluate.h>
+#include <autoplugin/backend/shapes.h>
 #include <autoplugin/error.h>
 
 #include <span>

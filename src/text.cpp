@@ -21,7 +21,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::optional<std::string> closest_name(std::string_view name,
-                                        std::span<const std::string> candidates) {
+                                        const std::vector<std::string>& candidates) {
   std::optional<std::string> best;
   std::size_t best_distance = std::max<std::size_t>(2, name.size() / 3) + 1;
   for (const std::string& candidate : candidates) {

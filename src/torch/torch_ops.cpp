@@ -9,7 +9,7 @@
 #include <cuda_runtime.h>
 #include <torch/library.h>
 
-#include <autoplugin/backend/evaluate.h>
+#include <autoplugin/backend/shapes.h>
 #include <autoplugin/backend/op.h>
 #include <autoplugin/error.h>
 

@@ -1,5 +1,5 @@
 // The generic IPluginV3 plugin, instantiated per op: each method maps onto the core's Op.
-#include <autoplugin/backend/evaluate.h>
+#include <autoplugin/backend/shapes.h>
 #include <autoplugin/backend/trt/convert.h>
 #include <autoplugin/error.h>
 #include <autoplugin/trt/plugin.h>

@@ -6,6 +6,7 @@
 
 #include <autoplugin/backend/field_codec.h>
 #include <autoplugin/backend/schema.h>
+#include <autoplugin/backend/shapes.h>
 #include <autoplugin/binding.h>
 #include <autoplugin/dim.h>
 #include <autoplugin/dtype.h>

@@ -3,9 +3,9 @@
 
 #include <cstddef>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace autoplugin {
 
@@ -16,6 +16,6 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 // The candidate closest to a misspelled `name`, if one is close enough to be what was meant:
 // within 2 edits, or a third of the name's length for longer names. The first of equals wins.
 std::optional<std::string> closest_name(std::string_view name,
-                                        std::span<const std::string> candidates);
+                                        const std::vector<std::string>& candidates);
 
 }  // namespace autoplugin
