@@ -2,7 +2,7 @@
 // against a direct launcher call and an empty kernel launch. Prints one JSON object per run;
 // bench/run_benchmarks.py puts these figures beside PyTorch's, Triton's and a device copy's.
 #include <autoplugin/autoplugin.h>
-#include <autoplugin/trt/detail/convert.h>
+#include <autoplugin/backend/trt/convert.h>
 #include <autoplugin/trt/plugin.h>
 
 #include <cuda_bf16.h>

@@ -5,7 +5,7 @@ include(AutopluginLibraryApi)
 # A TensorRT plugin library with every op declared in SOURCES (and in the LINKed object
 # libraries): loadable with `trtexec --dynamicPlugins=libNAME.so`, IPluginRegistry::loadLibrary
 # and `--setPluginsToSerialize`. It exports getCreators and setLoggerFinder for TensorRT, and the
-# autoplugin_library_v1_* entry points (include/autoplugin/library_api.h) for autoplugin's tools.
+# autoplugin_library_v1_* entry points (include/autoplugin/backend/library_api.h) for autoplugin's tools.
 # LINK object libraries (or sources), not static libraries: the linker drops static-library
 # members nothing references, and the ops declared in them with them.
 #

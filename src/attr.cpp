@@ -1,6 +1,6 @@
-#include <autoplugin/attr.h>
-#include <autoplugin/attr_types.h>
-#include <autoplugin/backend.h>
+#include <autoplugin/backend/attr_types.h>
+#include <autoplugin/backend/field_codec.h>
+#include <autoplugin/backend/text.h>
 #include <autoplugin/error.h>
 
 #include <algorithm>
@@ -13,12 +13,14 @@
 #include <type_traits>
 #include <utility>
 
+#include "text.h"
+
 namespace autoplugin {
 namespace {
 
 constexpr std::int32_t kMaxLength = std::numeric_limits<std::int32_t>::max();
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+using detail::quoted;
 
 std::string op_prefix(const Schema& schema) {
   return "op " + quoted(schema.qualified_name()) + ": ";
@@ -237,18 +239,15 @@ std::string unknown_field_warning(const Schema& schema,
                                   const std::vector<const Argument*>& attributes,
                                   std::string_view name) {
   std::string names;
-  const Argument* closest = nullptr;
-  std::size_t best = 3;  // suggest only names within edit distance 2
+  std::vector<std::string> candidates;
   for (const Argument* argument : attributes) {
     names += (names.empty() ? "" : ", ") + argument->name;
-    const std::size_t distance = detail::edit_distance(name, argument->name);
-    if (distance < best) {
-      best = distance;
-      closest = argument;
-    }
+    candidates.push_back(argument->name);
   }
   std::string message = op_prefix(schema) + "ignoring unknown field " + quoted(name) + " (";
-  if (closest != nullptr) message += "did you mean " + quoted(closest->name) + "? ";
+  if (const auto closest = closest_name(name, candidates)) {
+    message += "did you mean " + quoted(*closest) + "? ";
+  }
   return message + (names.empty() ? "the op has no fields)" : "fields: " + names + ")");
 }
 
@@ -607,24 +606,5 @@ AttrValue coerce_attribute(const Schema& schema, const Argument& argument, AttrV
   }
   throw mismatch();
 }
-
-namespace detail {
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-}  // namespace detail
 
 }  // namespace autoplugin

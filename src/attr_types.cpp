@@ -1,4 +1,4 @@
-#include <autoplugin/attr_types.h>
+#include <autoplugin/backend/attr_types.h>
 
 #include <array>
 

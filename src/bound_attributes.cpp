@@ -1,6 +1,6 @@
 // User-bound attribute types (AttrBinding): decoded once per plugin, found by each launch.
+#include <autoplugin/backend/op.h>
 #include <autoplugin/error.h>
-#include <autoplugin/op.h>
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
-#include <autoplugin/attr_types.h>
-#include <autoplugin/backend.h>
-#include <autoplugin/describe.h>
+#include <autoplugin/backend/attr_types.h>
+#include <autoplugin/backend/describe.h>
+#include <autoplugin/backend/shapes.h>
 #include <autoplugin/error.h>
 
 #include <span>

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "autoplugin/backend.h"
+#include <autoplugin/backend/shapes.h>
 #include "autoplugin/dim.h"
 
 namespace autoplugin::detail {

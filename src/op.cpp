@@ -1,7 +1,7 @@
 // The queries a backend asks a validated op: launchers and tactics, output dtypes, the
 // format/dtype predicate, aliases, field decoding, output shapes and workspace sizes.
+#include <autoplugin/backend/op.h>
 #include <autoplugin/error.h>
-#include <autoplugin/op.h>
 
 #include <algorithm>
 #include <exception>

@@ -1,8 +1,8 @@
 // Validation of an OpDeclaration into an Op: a sequence of passes over the declaration (see
 // Op::build), each adding what does not fit to one problem list.
-#include <autoplugin/attr_types.h>
+#include <autoplugin/backend/attr_types.h>
+#include <autoplugin/backend/op.h>
 #include <autoplugin/error.h>
-#include <autoplugin/op.h>
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 // Declaring ops: dtype rules, examples, the declaration's options, and the registry that
 // validates declarations into ops.
+#include <autoplugin/backend/op.h>
 #include <autoplugin/error.h>
-#include <autoplugin/op.h>
 
 #include <algorithm>
 
@@ -124,13 +124,17 @@ OpRegistry& registry() {
   return instance;
 }
 
-namespace detail {
-
 const Op* find_op(std::string_view name) {
   for (const Op& op : registry().ops()) {
     if (op.qualified_name() == name || op.plugin_name() == name) return &op;
   }
   return nullptr;
+}
+
+namespace detail {
+
+OpDeclaration& register_declaration(OpDeclaration declaration) {
+  return registry().add(std::move(declaration));
 }
 
 std::vector<std::string> split_launcher_names(std::string_view text) {

@@ -1,5 +1,5 @@
-// What the op sources share, and backends and tests may reach: the problem list that validation
-// and decoding report through, launcher naming and the op lookup. Not installed.
+// What the op sources share, and tests may reach: the problem list that validation and decoding
+// report through, and launcher naming. Not installed.
 #pragma once
 
 #include <algorithm>
@@ -7,12 +7,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "autoplugin/backend.h"
-
-namespace autoplugin {
-class Op;
-}
 
 namespace autoplugin::detail {
 

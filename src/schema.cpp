@@ -1,5 +1,5 @@
+#include <autoplugin/backend/schema.h>
 #include <autoplugin/error.h>
-#include <autoplugin/schema.h>
 
 #include <array>
 #include <charconv>
@@ -7,6 +7,8 @@
 #include <limits>
 #include <memory>
 #include <utility>
+
+#include "text.h"
 
 namespace autoplugin {
 namespace {
@@ -40,7 +42,7 @@ bool equal_ignoring_case(std::string_view a, std::string_view b) {
   return true;
 }
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+using detail::quoted;
 
 // A default value as written, before it is converted to the argument's type.
 struct Literal {

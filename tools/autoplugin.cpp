@@ -1,7 +1,4 @@
 // The autoplugin command-line tool.
-#include <autoplugin/describe.h>
-#include <autoplugin/library_api.h>
-#include <autoplugin/op.h>
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -34,12 +31,12 @@ void print_usage(std::ostream& out) {
   out << "usage: autoplugin <command> [options]\n"
          "\n"
          "commands:\n"
-         "  describe [LIB.so] [--op NAME] [--json]\n"
+         "  describe LIB.so [--op NAME] [--json]\n"
          "                         print the TensorRT plugin each op becomes: identity, inputs,\n"
          "                         outputs, fields, dtype table, output shapes and the builder\n"
          "                         calls they take (shapes for the declaration's .example(...),\n"
          "                         else for rank 4 or the ranks its shape function accepts)\n"
-         "  list [LIB.so] [--json] [--quiet]\n"
+         "  list LIB.so [--json] [--quiet]\n"
          "                         one line per op; fails when a declaration does not match its\n"
          "                         schema (--quiet: print only that)\n"
          "  inspect LIB.so         list a plugin library's creators and their fields (--json)\n"
@@ -57,35 +54,8 @@ void print_usage(std::ostream& out) {
          "                         custom nodes, created from LIB.so (onnx --help)\n"
          "\n"
          "describe and list read any library built with autoplugin (TensorRT plugin library or\n"
-         "PyTorch op library); without LIB.so, the ops built into this tool (the examples).\n"
+         "PyTorch op library); scripts/describe-examples describes the bundled examples.\n"
          "options: --help, --version\n";
-}
-
-// Invalid declarations are reported, never silently dropped.
-bool report_declaration_errors() {
-  const auto& errors = autoplugin::registry().errors();
-  for (const auto& e : errors) std::cerr << "error: " << e << "\n";
-  return errors.empty();
-}
-
-void print_not_done_here() {
-  std::cout << "\nNot done by this command:\n";
-#ifdef AUTOPLUGIN_WITH_EXAMPLES
-  std::cout << "  - running the kernels: describe needs no GPU and launches nothing;\n"
-               "    the examples' CUDA code was compiled and linked, and their Triton kernels\n"
-               "    " AUTOPLUGIN_TRITON_KERNELS ", but none was executed.\n";
-#else
-  std::cout << "  - the bundled examples were not built (no CUDA compiler was found).\n";
-#endif
-#ifdef AUTOPLUGIN_TENSORRT_VERSION
-  std::cout << "  - running the plugins inside TensorRT: the examples' plugin library was built\n"
-               "    against TensorRT " AUTOPLUGIN_TENSORRT_VERSION
-               " headers, but no TensorRT runtime is used here.\n";
-#else
-  std::cout
-      << "  - building the TensorRT plugin library: no TensorRT headers were found when this\n"
-         "    tool was built (configure with -DTensorRT_ROOT=<TensorRT folder>).\n";
-#endif
 }
 
 // The ops of a library built with autoplugin, through the entry points it exports.
@@ -120,7 +90,7 @@ class LibraryOps {
 };
 
 struct Arguments {
-  std::string_view library;
+  std::string_view library;  // required
   std::string_view op;
   bool json = false;
   bool quiet = false;  // list: only errors
@@ -146,6 +116,13 @@ bool parse_arguments(std::string_view command, const std::vector<std::string_vie
       return false;
     }
   }
+  if (!parsed.help && parsed.library.empty()) {
+    std::cerr << "autoplugin " << command
+              << ": which library? Give a library built with autoplugin (LIB.so); "
+                 "scripts/describe-examples describes the bundled examples\n";
+    print_usage(std::cerr);
+    return false;
+  }
   return true;
 }
 
@@ -165,29 +142,16 @@ int list_ops(const std::vector<std::string_view>& args) {
     print_usage(std::cout);
     return kOk;
   }
-  if (!parsed.library.empty()) {
-    const LibraryOps library(parsed.library);
-    if (!library.error().empty()) {
-      std::cerr << "autoplugin list: " << library.error() << "\n";
-      return kFailed;
-    }
-    const std::string ops = library.ops_json();
-    if (!parsed.quiet) {
-      std::cout << (parsed.json ? ops : library.describe("")) << (parsed.json ? "\n" : "");
-    }
-    return report_library_errors(ops) ? kOk : kFailed;
+  const LibraryOps library(parsed.library);
+  if (!library.error().empty()) {
+    std::cerr << "autoplugin list: " << library.error() << "\n";
+    return kFailed;
   }
-  if (parsed.json) {
-    const char* ops = autoplugin_library_v1_ops();
-    std::cout << ops << "\n";
-    return report_library_errors(ops) ? kOk : kFailed;
+  const std::string ops = library.ops_json();
+  if (!parsed.quiet) {
+    std::cout << (parsed.json ? ops : library.describe("")) << (parsed.json ? "\n" : "");
   }
-  const bool declarations_ok = report_declaration_errors();
-  for (const auto& op : autoplugin::registry().ops()) {
-    std::cout << op.qualified_name() << "  (plugin \"" << op.plugin_name() << "\" v" << op.version()
-              << ", " << op.launchers().size() << " launchers)\n";
-  }
-  return declarations_ok ? kOk : kFailed;
+  return report_library_errors(ops) ? kOk : kFailed;
 }
 
 int describe_library(const Arguments& parsed) {
@@ -219,31 +183,7 @@ int describe_ops(const std::vector<std::string_view>& args) {
     print_usage(std::cout);
     return kOk;
   }
-  if (!parsed.library.empty()) return describe_library(parsed);
-  const std::string_view only = parsed.op;
-  if (parsed.json) {
-    const char* ops = autoplugin_library_v1_ops();
-    std::cout << ops << "\n";
-    return report_library_errors(ops) ? kOk : kFailed;
-  }
-  const bool declarations_ok = report_declaration_errors();
-  const auto& ops = autoplugin::registry().ops();
-  bool found = false;
-  for (const auto& op : ops) {
-    if (!only.empty() && op.qualified_name() != only && op.name() != only) continue;
-    if (found) std::cout << "\n";
-    std::cout << autoplugin::describe(op);
-    found = true;
-  }
-  if (!only.empty() && !found) {
-    std::cerr << "autoplugin describe: no op named '" << only << "'; known ops:";
-    for (const auto& op : ops) std::cerr << " " << op.qualified_name();
-    std::cerr << "\n";
-    return kUsage;
-  }
-  if (ops.empty()) std::cout << "no ops are built into this tool\n";
-  print_not_done_here();
-  return declarations_ok ? kOk : kFailed;
+  return describe_library(parsed);
 }
 
 // The Python package, beside the tool once installed (share/autoplugin/python), in the source

@@ -13,7 +13,13 @@
   kernel<<<blocks, threads, 0, stream>>>(__VA_ARGS__)
 #endif
 
+// The examples' division by a launch-time constant and circular wrap, as the op uses them.
+#include "../../examples/common/index_math.h"
+
 namespace pad_variants {
+
+using autoplugin_examples::FastDivisor;
+using autoplugin_examples::wrap;
 
 constexpr int kMaxRank = 8;
 constexpr int kThreads = 256;
@@ -29,30 +35,12 @@ struct Geometry {  // 64-bit, as the op's launcher builds it
   std::int64_t before[kMaxRank] = {};
 };
 
-// Division by a launch-time constant for dividends in [0, 2^31): multiply-high, add, shift.
-struct FastDiv {
-  std::uint32_t multiplier = 1;
-  std::uint32_t shift = 0;
-  FastDiv() = default;
-  explicit FastDiv(std::int64_t d) {
-    std::uint32_t l = 0;
-    while ((std::int64_t{1} << l) < d) ++l;
-    const std::uint64_t numerator = ((std::uint64_t{1} << l) - static_cast<std::uint64_t>(d)) << 32;
-    multiplier = static_cast<std::uint32_t>(numerator / static_cast<std::uint64_t>(d) + 1);
-    shift = l;
-  }
-  __device__ int div(int n) const {
-    const auto un = static_cast<std::uint32_t>(n);
-    return static_cast<int>((__umulhi(un, multiplier) + un) >> shift);
-  }
-};
-
 struct Geometry32 {  // the new variants: 32-bit indices (every shape here fits)
   int rank;
   int in[kMaxRank];
   int out[kMaxRank];
   int before[kMaxRank];
-  FastDiv out_div[kMaxRank];
+  FastDivisor out_div[kMaxRank];
 };
 
 Geometry make_geometry(const std::vector<std::int64_t>& shape,
@@ -98,14 +86,9 @@ Geometry32 to32(const Geometry& g) {
     r.in[d] = static_cast<int>(g.in[d]);
     r.out[d] = static_cast<int>(g.out[d]);
     r.before[d] = static_cast<int>(g.before[d]);
-    r.out_div[d] = FastDiv(g.out[d]);
+    r.out_div[d] = FastDivisor(g.out[d]);
   }
   return r;
-}
-
-template <typename Index>
-__device__ inline Index wrap(Index i, Index extent) {
-  return i < 0 ? i + extent : (i >= extent ? i - extent : i);
 }
 
 // The input row (all dimensions but the last, flattened) that output row `row` copies.
@@ -114,7 +97,7 @@ __device__ inline int source_row(int row, const Geometry32& g) {
   int stride = 1;
   int rest = row;
   for (int d = g.rank - 2; d >= 0; --d) {
-    const int outer = d == 0 ? 0 : g.out_div[d].div(rest);
+    const int outer = d == 0 ? 0 : g.out_div[d].divide32(rest);
     const int o = rest - outer * g.out[d];
     source += wrap(o - g.before[d], g.in[d]) * stride;
     stride *= g.in[d];
@@ -201,7 +184,7 @@ __global__ void __launch_bounds__(kThreads)
       if (c >= chunks) continue;
       const int p0 = c * E - head;
       const int first = p0 < 0 ? 0 : p0;
-      const int row = g.out_div[last].div(first);
+      const int row = g.out_div[last].divide32(first);
       const int col = first - row * w_out;
       const int this_src = source_row(row, g) * w_in;
       const int next_src = col + E > w_out ? source_row(row + 1, g) * w_in : this_src;
@@ -267,7 +250,7 @@ struct TileParams {
   int head;     // y - head is 16-byte aligned
   int lo, hi;   // interior columns
   int per_row;  // interior chunks per row (at most)
-  FastDiv per_row_div;
+  FastDivisor per_row_div;
   int borders;   // border columns per row: lo + (w_out - hi)
   int items;     // rows * per_row
   int in_count;  // x's elements
@@ -300,7 +283,7 @@ __global__ void __launch_bounds__(kThreads)
     offset[u] = 0;
     chunk[u] = -1;
     if (i >= i1) continue;
-    const int row = t.per_row_div.div(i);
+    const int row = t.per_row_div.divide32(i);
     const int k = i - row * t.per_row;
     row_start[u] = row * w_out;
     const int c = (row_start[u] + t.lo + t.head) / E + k;
@@ -328,8 +311,8 @@ __global__ void __launch_bounds__(kThreads)
   }
 
   // Borders of the rows whose first item is in this block; first element's load now.
-  const int r_lo = t.per_row_div.div(i0 + t.per_row - 1);
-  const int r_hi = min(t.rows, t.per_row_div.div(i1 + t.per_row - 1));
+  const int r_lo = t.per_row_div.divide32(i0 + t.per_row - 1);
+  const int r_hi = min(t.rows, t.per_row_div.divide32(i1 + t.per_row - 1));
   const int border_count = (r_hi - r_lo) * t.borders;
   auto border_source = [&](int j, int& target) {
     const int r = r_lo + j / t.borders;
@@ -422,7 +405,7 @@ bool launch_tile_window(const T* x, T* y, const Problem& p, cudaStream_t s) {
   if (t.hi <= t.lo) return false;
   const int interior = t.hi - t.lo;
   t.per_row = (interior + 2 * E - 2) / E;
-  t.per_row_div = FastDiv(t.per_row);
+  t.per_row_div = FastDivisor(t.per_row);
   t.borders = static_cast<int>(w_out) - interior;
   t.items = static_cast<int>(p.rows * t.per_row);
   t.in_count = static_cast<int>(p.in_count);
@@ -500,15 +483,10 @@ struct TileWindow {
 
 // The op's own kernel (examples/circular_pad/circular_pad.cu), extracted by
 // extract_op_kernel.py into op_kernel.inc (run.sh puts it on the include path).
-}  // namespace pad_variants
-#include "../../examples/common/index_math.h"
-namespace pad_variants {
 namespace op_kernel {
 namespace ap {
 constexpr int kMaxRank = 8;
 }
-using autoplugin_examples::FastDivisor;
-using autoplugin_examples::wrap;
 constexpr int kThreadsPerBlock = 256;
 inline unsigned int capped_blocks(std::int64_t blocks) {  // as examples/common/kernel_utils.cuh
   return static_cast<unsigned int>(std::clamp<std::int64_t>(blocks, 1, 65535 * 8));

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <autoplugin/dim.h>
-#include <autoplugin/schema.h>
 #include <autoplugin/tensor.h>
 #include <autoplugin/value.h>
 

@@ -43,8 +43,7 @@ enum class ParamType : std::uint8_t {
   FP64,
 };
 
-// Triton's name of a parameter type ("ptr" for pointers) and its size in the kernel's parameters.
-std::string_view param_type_name(ParamType type) noexcept;
+// A parameter type's size in the kernel's parameters.
 std::size_t param_type_size(ParamType type) noexcept;
 
 // One run-time parameter of the compiled kernel, in the kernel's order (constexprs removed).

@@ -1,5 +1,5 @@
 // Attribute values: the typed, owned form of everything a schema argument other than a tensor
-// or a shape input can hold.
+// or a shape input can hold; and the base types a schema spells.
 #pragma once
 
 #include <autoplugin/dtype.h>
@@ -14,6 +14,10 @@
 #include <vector>
 
 namespace autoplugin {
+
+// A schema argument's type without its list and optional marks: "Tensor", "int", "float", "bool",
+// "str", "SymInt", "ScalarType".
+enum class BaseType { Tensor, Int, Float, Bool, Str, SymInt, ScalarType };
 
 // A list of bools that can be viewed as std::span<const bool> (std::vector<bool> cannot).
 class BoolList {

@@ -1,5 +1,5 @@
 """An op library built with autoplugin, opened through the C entry points every such library
-exports (``include/autoplugin/library_api.h``): its ops, their attributes and launchers, and the
+exports (``include/autoplugin/backend/library_api.h``): its ops, their attributes and launchers, and the
 output-shape program of a call. Works for TensorRT plugin libraries and PyTorch op libraries."""
 
 import ctypes

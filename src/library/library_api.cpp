@@ -1,11 +1,11 @@
 // The C entry points of every autoplugin library (see library_api.h): what tools and the Python
 // package learn about the ops in a library, as JSON.
-#include <autoplugin/attr_types.h>
-#include <autoplugin/backend.h>
-#include <autoplugin/describe.h>
+#include <autoplugin/backend/attr_types.h>
+#include <autoplugin/backend/describe.h>
+#include <autoplugin/backend/shapes.h>
+#include <autoplugin/backend/library_api.h>
+#include <autoplugin/backend/op.h>
 #include <autoplugin/error.h>
-#include <autoplugin/library_api.h>
-#include <autoplugin/op.h>
 
 #include <string>
 #include <vector>
@@ -109,9 +109,9 @@ std::string op_json(const Op& op) {
          ", \"has_workspace\": " + (op.has_workspace() ? "true" : "false") + "}";
 }
 
-const Op& find_op(const char* name) {
+const Op& op_named(const char* name) {
   if (name == nullptr) throw Error("no op name given");
-  const Op* op = detail::find_op(name);
+  const Op* op = find_op(name);
   if (op != nullptr) return *op;
   std::string names;
   for (const Op& other : registry().ops()) {
@@ -306,7 +306,7 @@ extern "C" const char* autoplugin_library_v1_ops() {
 extern "C" const char* autoplugin_library_v1_describe(const char* op) {
   return answer([op] {
     std::string text;
-    if (op != nullptr && *op != '\0') return describe(find_op(op));
+    if (op != nullptr && *op != '\0') return describe(op_named(op));
     for (const Op& each : registry().ops()) {
       if (op == nullptr) {
         text += (text.empty() ? "" : "\n") + describe(each);
@@ -332,7 +332,7 @@ extern "C" const char* autoplugin_library_v1_shape_program(const char* op, std::
         (num_shape_inputs > 0 && shape_input_lengths == nullptr)) {
       throw Error("shape_program: missing input ranks, dtypes or shape-input lengths");
     }
-    return shape_program(find_op(op), num_inputs, input_ranks, input_dtypes, num_shape_inputs,
+    return shape_program(op_named(op), num_inputs, input_ranks, input_dtypes, num_shape_inputs,
                          shape_input_lengths, field_views(num_fields, fields));
   });
 }
@@ -340,7 +340,7 @@ extern "C" const char* autoplugin_library_v1_shape_program(const char* op, std::
 extern "C" const char* autoplugin_library_v1_decode_fields(const char* op, std::int32_t num_fields,
                                                            const autoplugin_field_v1* fields) {
   return answer([&] {
-    const Op& found = find_op(op);
+    const Op& found = op_named(op);
     const DecodedAttributes decoded = found.decode_fields(field_views(num_fields, fields));
     found.bind_attributes(decoded.values);
     std::string values;

@@ -9,9 +9,9 @@
 #include <cuda_runtime.h>
 #include <torch/library.h>
 
-#include <autoplugin/backend.h>
+#include <autoplugin/backend/shapes.h>
+#include <autoplugin/backend/op.h>
 #include <autoplugin/error.h>
-#include <autoplugin/op.h>
 
 #include <deque>
 #include <map>
@@ -297,7 +297,7 @@ const Op& op_of(const c10::FunctionSchema& schema) {
   if (const auto it = found.find(&schema); it != found.end()) return *it->second;
   std::string name = schema.name();
   if (!schema.overload_name().empty()) name += "." + schema.overload_name();
-  const Op* op = detail::find_op(name);
+  const Op* op = find_op(name);
   if (op == nullptr) {
     std::string errors;
     for (const std::string& e : registry().errors()) errors += "\n  " + e;
@@ -374,7 +374,7 @@ const bool registered = [] {
 extern "C" __attribute__((visibility("default"))) int autoplugin_torch_v1_set_tactic(
     const char* op, std::int32_t tactic) {
   using namespace autoplugin;
-  if (op == nullptr || tactic < 0 || autoplugin::detail::find_op(op) == nullptr) return -1;
+  if (op == nullptr || tactic < 0 || autoplugin::find_op(op) == nullptr) return -1;
   std::lock_guard lock(torch_adapter::tactic_mutex);
   torch_adapter::chosen_tactics[op] = tactic;
   return 0;

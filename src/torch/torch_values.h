@@ -4,8 +4,8 @@
 #include <ATen/core/ivalue.h>
 #include <c10/core/ScalarType.h>
 
+#include <autoplugin/backend/op.h>
 #include <autoplugin/dim.h>
-#include <autoplugin/op.h>
 
 #include <optional>
 

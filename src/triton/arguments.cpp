@@ -130,42 +130,6 @@ ScratchLayout scratch_layout(const KernelImage& image, Grid grid) {
 
 }  // namespace
 
-std::string_view param_type_name(ParamType type) noexcept {
-  switch (type) {
-    case ParamType::Pointer:
-      return "ptr";
-    case ParamType::I1:
-      return "i1";
-    case ParamType::I8:
-      return "i8";
-    case ParamType::I16:
-      return "i16";
-    case ParamType::I32:
-      return "i32";
-    case ParamType::I64:
-      return "i64";
-    case ParamType::U1:
-      return "u1";
-    case ParamType::U8:
-      return "u8";
-    case ParamType::U16:
-      return "u16";
-    case ParamType::U32:
-      return "u32";
-    case ParamType::U64:
-      return "u64";
-    case ParamType::FP16:
-      return "fp16";
-    case ParamType::BF16:
-      return "bf16";
-    case ParamType::FP32:
-      return "fp32";
-    case ParamType::FP64:
-      return "fp64";
-  }
-  return "?";
-}
-
 std::size_t param_type_size(ParamType type) noexcept {
   switch (type) {
     case ParamType::I1:

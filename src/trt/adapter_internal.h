@@ -2,7 +2,7 @@
 // making a plugin. Not installed.
 #pragma once
 
-#include <autoplugin/op.h>
+#include <autoplugin/backend/op.h>
 
 #include <NvInferRuntime.h>
 

@@ -1,5 +1,5 @@
 // TensorRT's enums and field collections to and from the core's, checked against the headers.
-#include <autoplugin/trt/detail/convert.h>
+#include <autoplugin/backend/trt/convert.h>
 
 #include <iterator>
 #include <utility>

@@ -1,7 +1,8 @@
 // The IPluginCreatorV3One of each op, the table of them that getCreators hands TensorRT, and
 // registration with a TensorRT plugin registry.
+#include <autoplugin/backend/op.h>
+#include <autoplugin/backend/trt/convert.h>
 #include <autoplugin/error.h>
-#include <autoplugin/trt/detail/convert.h>
 #include <autoplugin/trt/plugin.h>
 
 #include <map>
@@ -12,7 +13,6 @@
 #include <vector>
 
 #include "adapter_internal.h"
-#include "op_internal.h"
 
 namespace autoplugin::trt {
 
@@ -148,7 +148,7 @@ std::span<nvinfer1::IPluginCreatorInterface* const> creators() noexcept {
 
 nvinfer1::IPluginCreatorV3One* creator_for(std::string_view name) noexcept {
   const auto all = creators();
-  const Op* op = detail::find_op(name);
+  const Op* op = find_op(name);
   for (nvinfer1::IPluginCreatorInterface* c : all) {
     auto* creator = static_cast<Creator*>(c);
     if (&creator->op() == op) return creator;

@@ -1,20 +1,21 @@
-#include <autoplugin/attr.h>
+#include <autoplugin/backend/field_codec.h>
+#include <autoplugin/backend/op.h>
+#include <autoplugin/backend/trt/convert.h>
 #include <autoplugin/error.h>
-#include <autoplugin/trt/detail/convert.h>
 #include <autoplugin/trt/network.h>
 #include <autoplugin/trt/plugin.h>
 
 #include <algorithm>
 #include <memory>
 
-#include "op_internal.h"
+#include "layer_inputs.h"
 
 namespace autoplugin::trt {
 namespace {
 
 // The op add_op adds, or an error listing the known ones.
 const Op& op_named(std::string_view name) {
-  if (const Op* op = detail::find_op(name)) return *op;
+  if (const Op* op = find_op(name)) return *op;
   std::string known;
   for (const Op& op : registry().ops()) known += (known.empty() ? "" : ", ") + op.qualified_name();
   throw Error("no op named '" + std::string(name) +

@@ -1,7 +1,7 @@
 // The generic IPluginV3 plugin, instantiated per op: each method maps onto the core's Op.
-#include <autoplugin/backend.h>
+#include <autoplugin/backend/shapes.h>
+#include <autoplugin/backend/trt/convert.h>
 #include <autoplugin/error.h>
-#include <autoplugin/trt/detail/convert.h>
 #include <autoplugin/trt/plugin.h>
 
 #include <cuda_runtime_api.h>

@@ -1,4 +1,4 @@
-#include <autoplugin/attr.h>
+#include <autoplugin/backend/field_codec.h>
 #include <autoplugin/error.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

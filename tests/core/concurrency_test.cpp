@@ -2,8 +2,7 @@
 // looking ops up, decoding fields, binding attributes and encoding them again, from many
 // threads at once. Run under ThreadSanitizer (scripts/test --tsan) it proves the absence of
 // data races without TensorRT's headers; in any build it checks every thread's results.
-#include <autoplugin/backend.h>
-#include <autoplugin/op.h>
+#include <autoplugin/backend/op.h>
 
 #include <gtest/gtest.h>
 
@@ -20,7 +19,7 @@ namespace {
 
 // Decodes an op's own serialized default attributes and encodes them again.
 std::string round_trip(std::string_view name) {
-  const ap::Op* op = ap::detail::find_op(name);
+  const ap::Op* op = ap::find_op(name);
   if (op == nullptr) return "no op";
   std::vector<ap::AttrValue> defaults;
   for (const ap::Argument* a : op->attributes()) {
@@ -90,7 +89,7 @@ TEST(CoreConcurrency, OpsAreListedWhileAnotherThreadDeclaresMore) {
   for (std::thread& reader : readers) reader.join();
   EXPECT_EQ(inconsistent.load(), 0);
   for (int k = 0; k < kLateOps; ++k) {
-    EXPECT_NE(ap::detail::find_op("late::op" + std::to_string(k)), nullptr) << k;
+    EXPECT_NE(ap::find_op("late::op" + std::to_string(k)), nullptr) << k;
   }
 }
 

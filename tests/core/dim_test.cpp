@@ -1,4 +1,5 @@
 #include "autoplugin/dim.h"
+#include "autoplugin/backend/shapes.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // Regression tests for what the fuzzers (tests/fuzz) found, one per finding, as plain unit tests.
+#include <autoplugin/backend/schema.h>
 #include <autoplugin/error.h>
-#include <autoplugin/schema.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

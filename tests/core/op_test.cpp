@@ -1,7 +1,8 @@
 // Binding a schema to launchers and a shape function: validation messages, dtype table, output
 // dtype rules, the format/dtype predicate, launches and shape evaluation.
 #include <autoplugin/autoplugin.h>
-#include <autoplugin/describe.h>
+#include <autoplugin/backend/describe.h>
+#include <autoplugin/backend/op.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -332,10 +333,10 @@ AUTOPLUGIN_OP("op_test::good(Tensor x) -> Tensor", identity_shape, copy_launcher
     .version("3");
 
 TEST(Registry, InvalidDeclarationsAreReportedWhenTheLibraryLoads) {
-  EXPECT_NE(ap::detail::find_op("op_test::good"), nullptr);
-  EXPECT_EQ(ap::detail::find_op("op_test::good")->version(), "3");
-  EXPECT_EQ(ap::detail::find_op("good"), ap::detail::find_op("op_test::good"));  // plugin name
-  EXPECT_EQ(ap::detail::find_op("op_test::mismatched"), nullptr);
+  EXPECT_NE(ap::find_op("op_test::good"), nullptr);
+  EXPECT_EQ(ap::find_op("op_test::good")->version(), "3");
+  EXPECT_EQ(ap::find_op("good"), ap::find_op("op_test::good"));  // plugin name
+  EXPECT_EQ(ap::find_op("op_test::mismatched"), nullptr);
   std::string all;
   for (const auto& e : ap::registry().errors()) all += e + "\n";
   EXPECT_THAT(all, AllOf(HasSubstr("op 'op_test::mismatched' (declared at "),

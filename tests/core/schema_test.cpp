@@ -1,5 +1,5 @@
+#include <autoplugin/backend/schema.h>
 #include <autoplugin/error.h>
-#include <autoplugin/schema.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

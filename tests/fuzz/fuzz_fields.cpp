@@ -2,9 +2,8 @@
 // them to its launchers' types (Op::decode_fields + Op::bind_attributes), the core half of
 // createPlugin; runs without TensorRT's headers. A refused collection is an autoplugin::Error;
 // anything else is a finding.
-#include <autoplugin/backend.h>
+#include <autoplugin/backend/op.h>
 #include <autoplugin/error.h>
-#include <autoplugin/op.h>
 
 #include "example_like_ops.h"
 #include "fuzzed_fields.h"
@@ -13,7 +12,7 @@ namespace ap = autoplugin;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   fuzz::ByteReader in(data, size);
-  const ap::Op* op = ap::detail::find_op(example_like::kOps[in.byte() % example_like::kOps.size()]);
+  const ap::Op* op = ap::find_op(example_like::kOps[in.byte() % example_like::kOps.size()]);
   if (op == nullptr) __builtin_trap();  // the example ops failed to register
   const std::vector<fuzz::FuzzedField> fields = fuzz::read_fields(in);
   std::vector<ap::FieldView> views;

@@ -1,7 +1,7 @@
 // libFuzzer harness: the schema parser on any text. A refused schema is a SchemaError; anything
 // else (another exception, a crash, a sanitizer report) is a finding.
+#include <autoplugin/backend/schema.h>
 #include <autoplugin/error.h>
-#include <autoplugin/schema.h>
 
 #include <cstddef>
 #include <cstdint>

@@ -2,7 +2,8 @@
 // count, others declared by the reserved field autoplugin_absent_inputs; positions mapped in
 // every build and runtime method; the field serialized; add_op's nullptr inputs.
 #include <autoplugin/autoplugin.h>
-#include <autoplugin/trt/detail/convert.h>
+#include <autoplugin/backend/op.h>
+#include <autoplugin/backend/trt/convert.h>
 #include <autoplugin/trt/network.h>
 #include <autoplugin/trt/plugin.h>
 
@@ -17,6 +18,7 @@
 #include "expr_builder.h"
 #include "tensor_desc.h"
 #include "test_logger.h"
+#include "trt/layer_inputs.h"
 
 namespace ap = autoplugin;
 namespace trt = autoplugin::trt;

@@ -2,7 +2,7 @@
 // recording expression builder instead of libnvinfer. Launchers here are host code, so enqueue
 // runs too (on host buffers).
 #include <autoplugin/autoplugin.h>
-#include <autoplugin/trt/detail/convert.h>
+#include <autoplugin/backend/trt/convert.h>
 #include <autoplugin/trt/plugin.h>
 
 #include <gmock/gmock.h>

@@ -2,6 +2,7 @@
 // ops come from several translation units and more are declared later. A fake registry plays
 // TensorRT's part (libnvinfer is not needed).
 #include <autoplugin/autoplugin.h>
+#include <autoplugin/backend/op.h>
 #include <autoplugin/trt/plugin.h>
 
 #include <gmock/gmock.h>

@@ -1,7 +1,7 @@
 #include "case.h"
 
-#include <autoplugin/attr.h>
-#include <autoplugin/backend.h>
+#include <autoplugin/backend/field_codec.h>
+#include <autoplugin/backend/text.h>
 #include <autoplugin/error.h>
 
 #include <algorithm>
@@ -21,20 +21,6 @@ std::vector<std::size_t> present_inputs(const CheckCase& c) {
 
 std::string point_name(Point point) {
   return point == Point::Min ? "min" : point == Point::Opt ? "opt" : "max";
-}
-
-std::optional<std::string> closest_name(std::string_view name,
-                                        const std::vector<std::string>& known) {
-  std::optional<std::string> best;
-  std::size_t best_distance = std::max<std::size_t>(2, name.size() / 3) + 1;
-  for (const std::string& candidate : known) {
-    const std::size_t distance = detail::edit_distance(name, candidate);
-    if (distance < best_distance) {
-      best = candidate;
-      best_distance = distance;
-    }
-  }
-  return best;
 }
 
 namespace {

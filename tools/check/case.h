@@ -2,6 +2,7 @@
 // input values, expected output shapes and tolerances. From a JSON file or command-line flags.
 #pragma once
 
+#include <autoplugin/backend/text.h>
 #include <autoplugin/dtype.h>
 
 #include <nlohmann/json.hpp>
@@ -59,10 +60,6 @@ struct CheckFile {
   std::string version;
   std::vector<CheckCase> cases;
 };
-
-// The known name nearest to a misspelled one, if one is near enough to be meant.
-std::optional<std::string> closest_name(std::string_view name,
-                                        const std::vector<std::string>& known);
 
 // Throws autoplugin::Error naming the file, the case and the key at fault; unknown keys are
 // errors.

@@ -1,8 +1,8 @@
 #include "case_run.h"
 
+#include <autoplugin/backend/trt/convert.h>
 #include <autoplugin/dtype.h>
 #include <autoplugin/error.h>
-#include <autoplugin/trt/detail/convert.h>
 #include <autoplugin/trt/plugin.h>
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // The steps that run kernels and the serialization round trip: tactics, enqueue against a
 // reference, getFieldsToSerialize, createPlugin(kRUNTIME), attachToContext.
+#include <autoplugin/backend/trt/convert.h>
 #include <autoplugin/error.h>
-#include <autoplugin/trt/detail/convert.h>
 #include <autoplugin/trt/plugin.h>
 
 #include <cctype>

@@ -1,8 +1,8 @@
 #include "fields.h"
 
-#include <autoplugin/attr.h>
+#include <autoplugin/backend/field_codec.h>
+#include <autoplugin/backend/trt/convert.h>
 #include <autoplugin/error.h>
-#include <autoplugin/trt/detail/convert.h>
 #include <autoplugin/trt/plugin.h>
 
 #include <algorithm>

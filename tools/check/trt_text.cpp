@@ -1,6 +1,6 @@
 #include "trt_text.h"
 
-#include <autoplugin/trt/detail/convert.h>
+#include <autoplugin/backend/trt/convert.h>
 #include <autoplugin/trt/plugin.h>
 
 namespace autoplugin::check {

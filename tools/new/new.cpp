@@ -1,8 +1,8 @@
 #include "new.h"
 
+#include <autoplugin/backend/schema.h>
 #include <autoplugin/dtype.h>
 #include <autoplugin/error.h>
-#include <autoplugin/schema.h>
 
 #include <algorithm>
 #include <filesystem>

@@ -1,6 +1,6 @@
 #include "project.h"
 
-#include <autoplugin/attr_types.h>
+#include <autoplugin/backend/attr_types.h>
 #include <autoplugin/error.h>
 
 #include <cstdio>

@@ -2,8 +2,8 @@
 // schema becomes can be read and tested on its own.
 #pragma once
 
+#include <autoplugin/backend/schema.h>
 #include <autoplugin/dtype.h>
-#include <autoplugin/schema.h>
 
 #include <string>
 #include <vector>

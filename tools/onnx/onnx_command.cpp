@@ -1,6 +1,6 @@
 #include "onnx_command.h"
 
-#include <autoplugin/attr.h>
+#include <autoplugin/backend/field_codec.h>
 #include <autoplugin/error.h>
 
 #include <algorithm>
@@ -114,7 +114,7 @@ nlohmann::json near_misses(const Node& node, const std::string& version,
     }
   }
   if (hints.empty()) {
-    if (const auto close = check::closest_name(node.op_type, names)) {
+    if (const auto close = closest_name(node.op_type, names)) {
       for (const CreatorInfo& c : creators) {
         if (c.name == *close) {
           hints.push_back(c.text() + ": did you mean op_type \"" + c.name + "\"?");
@@ -329,7 +329,7 @@ nlohmann::json check_node(const Node& node, const std::vector<CreatorInfo>& crea
                        "silently";
     std::vector<std::string> candidates = fields.not_set;
     for (const auto& f : fields.sent) candidates.push_back(f["name"]);
-    if (const auto close = check::closest_name(name, candidates)) {
+    if (const auto close = closest_name(name, candidates)) {
       text += "; did you mean '" + *close + "'?";
     }
     entry["problems"].push_back(text);

@@ -1,7 +1,6 @@
 // The C++ converter: adds a declared op to a TensorRT network by name, with typed attributes.
 #pragma once
 
-#include <autoplugin/op.h>
 #include <autoplugin/value.h>
 
 #include <NvInfer.h>
@@ -27,15 +26,6 @@ using Attributes = std::vector<std::pair<std::string, AttrValue>>;
 // in the plugin's reserved field autoplugin_absent_inputs. Throws autoplugin::Error naming the op
 // and the problem (unknown op, wrong input count, nullptr for a required input, bad attribute,
 // TensorRT refusing the layer).
-// How add_op passes `inputs` (one per tensor argument, nullptr where absent): the tensors the
-// layer gets, and the absent inputs the plugin's reserved field declares. Throws Error naming
-// the op and the argument for a nullptr given for a required input.
-struct LayerInputs {
-  std::vector<nvinfer1::ITensor*> tensors;
-  std::vector<std::int64_t> declared_absent;
-};
-LayerInputs layer_inputs(const Op& op, std::span<nvinfer1::ITensor* const> inputs);
-
 std::vector<nvinfer1::ITensor*> add_op(nvinfer1::INetworkDefinition& network, std::string_view op,
                                        std::span<nvinfer1::ITensor* const> inputs,
                                        const Attributes& attributes = {},

@@ -2,8 +2,6 @@
 // Thin by design: each method maps onto the engine-neutral core (op.h).
 #pragma once
 
-#include <autoplugin/op.h>
-
 #include <NvInferRuntime.h>
 
 #include <span>

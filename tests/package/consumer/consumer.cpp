@@ -1,7 +1,8 @@
 // Declares an op against the installed headers and library, then describes every op linked in
 // (this one, and cuda_op.cu's where the consumer has a CUDA compiler).
 #include <autoplugin/autoplugin.h>
-#include <autoplugin/describe.h>
+#include <autoplugin/backend/describe.h>
+#include <autoplugin/backend/op.h>
 
 #include <iostream>
 

@@ -2,8 +2,8 @@
 // binding, the field codec, `describe` and the engine adapters say about it, in one place.
 #pragma once
 
-#include <autoplugin/attr.h>
-#include <autoplugin/schema.h>
+#include <autoplugin/backend/field_codec.h>
+#include <autoplugin/backend/schema.h>
 
 #include <span>
 #include <string_view>

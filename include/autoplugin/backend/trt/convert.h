@@ -2,7 +2,7 @@
 // autoplugin check, the benchmarks and tests; not part of the API an op author uses.
 #pragma once
 
-#include <autoplugin/attr.h>
+#include <autoplugin/backend/field_codec.h>
 #include <autoplugin/dim.h>
 #include <autoplugin/dtype.h>
 

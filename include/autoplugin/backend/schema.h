@@ -1,4 +1,5 @@
-// PyTorch-style operator schemas: "ns::name.overload(Tensor x, int[] padding=[0, 0]) -> Tensor".
+// PyTorch-style operator schemas, "ns::name.overload(Tensor x, int[] padding=[0, 0]) -> Tensor",
+// and their parser.
 #pragma once
 
 #include <autoplugin/value.h>
@@ -10,8 +11,6 @@
 #include <vector>
 
 namespace autoplugin {
-
-enum class BaseType { Tensor, Int, Float, Bool, Str, SymInt, ScalarType };
 
 std::string_view base_type_name(BaseType base) noexcept;  // "Tensor", "int", "float", ...
 

@@ -2,7 +2,7 @@
 // data, count), the engine-independent mirror of TensorRT's PluginFieldCollection.
 #pragma once
 
-#include <autoplugin/schema.h>
+#include <autoplugin/backend/schema.h>
 #include <autoplugin/value.h>
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 // Human-readable description of the TensorRT plugin an op becomes.
 #pragma once
 
-#include <autoplugin/op.h>
+#include <autoplugin/backend/op.h>
 
 #include <string>
 
