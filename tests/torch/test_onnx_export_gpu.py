@@ -6,19 +6,11 @@ import sys
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LIBRARY = os.environ.get("AUTOPLUGIN_TORCH_LIBRARY", "")
+from torch_library import LIBRARY, missing
 
 
 def requirements_missing():
-    try:
-        import torch
-    except ImportError:
-        return "PyTorch is not installed"
-    if not torch.cuda.is_available():
-        return "no GPU (the ops' kernels run on CUDA devices)"
-    if not os.path.exists(LIBRARY):
-        return "the examples' PyTorch op library was not built (needs PyTorch and nvcc)"
-    return None
+    return missing(gpu=True)
 
 
 class EagerOnTheGpu(unittest.TestCase):

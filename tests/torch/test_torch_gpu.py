@@ -1,22 +1,13 @@
 """The examples' PyTorch ops on a GPU: every case of examples/*/cases.json in eager mode against
 examples/reference.py, torch.library.opcheck per op, torch.compile without graph breaks or
 recompiles, torch.export, bad calls, and tactics."""
-import os
 import unittest
 
-LIBRARY = os.environ.get("AUTOPLUGIN_TORCH_LIBRARY", "")
+from torch_library import LIBRARY, missing
 
 
 def requirements_missing():
-    try:
-        import torch
-    except ImportError:
-        return "PyTorch is not installed"
-    if not torch.cuda.is_available():
-        return "no GPU (the ops' kernels run on CUDA devices)"
-    if not os.path.exists(LIBRARY):
-        return "the examples' PyTorch op library was not built (needs PyTorch and nvcc)"
-    return None
+    return missing(gpu=True)
 
 
 class OnTheGpu(unittest.TestCase):

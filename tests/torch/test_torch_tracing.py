@@ -1,19 +1,12 @@
 """The examples' PyTorch ops under fake tensors and torch.export (no GPU needed): output shapes
 are the declarations' expressions over symbolic sizes; bad calls raise naming op and argument."""
-import os
 import unittest
 
-LIBRARY = os.environ.get("AUTOPLUGIN_TORCH_LIBRARY", "")
+from torch_library import LIBRARY, missing
 
 
 def requirements_missing():
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        return "PyTorch is not installed"
-    if not os.path.exists(LIBRARY):
-        return "the examples' PyTorch op library was not built (needs PyTorch and nvcc)"
-    return None
+    return missing(gpu=False)
 
 
 class Tracing(unittest.TestCase):
