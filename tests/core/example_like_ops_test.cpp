@@ -2,6 +2,7 @@
 // test compares each with the schema its example declares (examples/*/*.cu), so that a change
 // to an example's arguments, defaults or returns fails here until the copy follows.
 #include <autoplugin/autoplugin.h>
+#include <autoplugin/backend/op.h>
 
 #include <gtest/gtest.h>
 
