@@ -1,9 +1,9 @@
-# Installs an autoplugin build and builds this folder's consumer project against it, as a user
+# Installs an autoplugin build and builds the consumer project (consumer/) against it, as a user
 # would (CMake's default generator, Unix Makefiles, where make is installed, else Ninja; no
 # TensorRT_ROOT; no CUDA settings), then checks what it built.
 #   cmake -DBUILD_DIR=<autoplugin build> -DWORK_DIR=<scratch folder> [-DCUDA_COMPILER=<nvcc>]
 #         [-DWITH_TENSORRT=ON] [-DWITH_TRITON=ON] -P check_consumer.cmake
-set(source_dir ${CMAKE_CURRENT_LIST_DIR})
+set(source_dir ${CMAKE_CURRENT_LIST_DIR}/consumer)
 set(prefix ${WORK_DIR}/prefix)
 set(build ${WORK_DIR}/build)
 file(REMOVE_RECURSE ${WORK_DIR})
@@ -24,7 +24,8 @@ function(expect what text regex)
 endfunction()
 
 run("installing the build" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
-set(configure_options -DCMAKE_PREFIX_PATH=${prefix} -DTRITON_ARTEFACTS=${source_dir}/../triton)
+set(configure_options -DCMAKE_PREFIX_PATH=${prefix}
+                      -DTRITON_ARTEFACTS=${CMAKE_CURRENT_LIST_DIR}/../triton)
 if(CUDA_COMPILER)
   list(APPEND configure_options -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER})
 endif()

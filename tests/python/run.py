@@ -6,6 +6,8 @@ import sys
 import unittest
 
 here = os.path.dirname(os.path.abspath(__file__))
+# The module's own folder too, for the helpers next to it (tests/torch/examples.py).
+sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[1])))
 sys.path.insert(0, os.path.join(here, "..", "..", "python"))
 spec = importlib.util.spec_from_file_location("module_under_test", sys.argv[1])
 module = importlib.util.module_from_spec(spec)

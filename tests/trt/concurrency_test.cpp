@@ -1,4 +1,4 @@
-// Plugins of every example-like op (tests/example_like_ops.cpp) created, cloned (as TensorRT
+// Plugins of every example-like op (tests/core/example_like_ops.cpp) created, cloned (as TensorRT
 // does per execution context), serialized, recreated and destroyed from many threads at once,
 // through the adapter on the CPU. Run under ThreadSanitizer (scripts/test --tsan) it proves the
 // absence of data races; in any build it checks every thread's results.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <limits>
 
 namespace autoplugin::check {
 
@@ -52,11 +53,32 @@ void check_keys(const nlohmann::json& object, const std::vector<std::string>& kn
   }
 }
 
+// Numbers are read only after their JSON kind and range are checked: a value such as 4e25
+// where an integer belongs would otherwise be converted with undefined behaviour.
+std::int64_t integer(const nlohmann::json& value, const std::string& where) {
+  const bool fits = value.is_number_integer() &&
+                    (!value.is_number_unsigned() ||
+                     value.get<std::uint64_t>() <=
+                         static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
+  if (!fits) throw Error(where + ": expected a 64-bit integer, got " + value.dump());
+  return value.get<std::int64_t>();
+}
+
+double number(const nlohmann::json& value, const std::string& where) {
+  if (!value.is_number()) throw Error(where + ": expected a number, got " + value.dump());
+  return value.get<double>();
+}
+
+bool boolean(const nlohmann::json& value, const std::string& where) {
+  if (!value.is_boolean()) throw Error(where + ": expected true or false, got " + value.dump());
+  return value.get<bool>();
+}
+
 std::vector<std::int64_t> extents(const nlohmann::json& value, const std::string& where) {
   if (!value.is_array()) throw Error(where + ": expected a list of extents");
   std::vector<std::int64_t> result;
   for (const auto& v : value) {
-    if (!v.is_number_integer() || v.get<std::int64_t>() < 0) {
+    if (!v.is_number_integer() || integer(v, where) < 0) {
       throw Error(where + ": extents are non-negative integers, got " + v.dump());
     }
     result.push_back(v.get<std::int64_t>());
@@ -99,11 +121,12 @@ InputSpec parse_input(const nlohmann::json& j, const std::string& where) {
   if (j.contains("range")) {
     const auto& r = j["range"];
     if (!r.is_array() || r.size() != 2) throw Error(where + ".range: expected [low, high]");
-    spec.low = r[0].get<double>();
-    spec.high = r[1].get<double>();
+    spec.low = number(r[0], where + ".range[0]");
+    spec.high = number(r[1], where + ".range[1]");
   }
   if (j.contains("values")) {
-    spec.values = j["values"].get<std::vector<double>>();
+    if (!j["values"].is_array()) throw Error(where + ".values: expected a list of numbers");
+    for (const auto& v : j["values"]) spec.values.push_back(number(v, where + ".values"));
     std::int64_t count = 1;
     for (std::int64_t d : spec.opt) count *= d;
     if (static_cast<std::int64_t>(spec.values.size()) != count) {
@@ -111,8 +134,14 @@ InputSpec parse_input(const nlohmann::json& j, const std::string& where) {
                   " values for a shape of " + std::to_string(count) + " elements");
     }
   }
-  spec.zero_fraction = j.value("zero_fraction", 0.0);
-  spec.integers = j.value("integers", false);
+  if (j.contains("zero_fraction")) {
+    spec.zero_fraction = number(j["zero_fraction"], where + ".zero_fraction");
+    if (!(spec.zero_fraction >= 0.0 && spec.zero_fraction <= 1.0)) {
+      throw Error(where + ".zero_fraction: expected a fraction from 0 to 1, got " +
+                  j["zero_fraction"].dump());
+    }
+  }
+  if (j.contains("integers")) spec.integers = boolean(j["integers"], where + ".integers");
   return spec;
 }
 
@@ -151,9 +180,15 @@ CheckFile parse_check_file(const nlohmann::json& json, const std::string& origin
         parsed.inputs.push_back(parse_input(input, where + ".inputs[" + std::to_string(k++) + "]"));
       }
       if (c.contains("shape_inputs")) {
+        if (!c["shape_inputs"].is_array()) {
+          throw Error(where + ".shape_inputs: expected a list of lists of integers");
+        }
+        int s = 0;
         for (const auto& values : c["shape_inputs"]) {
+          const std::string at = where + ".shape_inputs[" + std::to_string(s++) + "]";
+          if (!values.is_array()) throw Error(at + ": expected a list of integers");
           std::vector<std::int64_t> v;
-          for (const auto& x : values) v.push_back(x.get<std::int64_t>());
+          for (const auto& x : values) v.push_back(integer(x, at));
           if (v.size() > kMaxCaseRank) {
             throw Error(where + ".shape_inputs: more than " + std::to_string(kMaxCaseRank) +
                         " values");
@@ -181,8 +216,8 @@ CheckFile parse_check_file(const nlohmann::json& json, const std::string& origin
           parsed.expect_shapes.push_back(extents(shape, where + ".expect_shapes"));
         }
       }
-      if (c.contains("atol")) parsed.atol = c["atol"].get<double>();
-      if (c.contains("rtol")) parsed.rtol = c["rtol"].get<double>();
+      if (c.contains("atol")) parsed.atol = number(c["atol"], where + ".atol");
+      if (c.contains("rtol")) parsed.rtol = number(c["rtol"], where + ".rtol");
       if (c.contains("expect_error")) {
         if (!c["expect_error"].is_string() || c["expect_error"].get<std::string>().empty()) {
           throw Error(where + ".expect_error: expected the text of the error the case must give");
@@ -190,10 +225,7 @@ CheckFile parse_check_file(const nlohmann::json& json, const std::string& origin
         parsed.expect_error = c["expect_error"].get<std::string>();
       }
       if (c.contains("strings_count_nul")) {
-        if (!c["strings_count_nul"].is_boolean()) {
-          throw Error(where + ".strings_count_nul: expected true or false");
-        }
-        parsed.strings_count_nul = c["strings_count_nul"].get<bool>();
+        parsed.strings_count_nul = boolean(c["strings_count_nul"], where + ".strings_count_nul");
       }
       file.cases.push_back(std::move(parsed));
       ++index;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 
 #include <sys/uio.h>
@@ -172,6 +173,10 @@ void append(std::vector<std::byte>& bytes, T value) {
 // One JSON number as an element of `type`, range-checked like TensorRT's ONNX parser would not.
 void append_number(std::vector<std::byte>& bytes, PluginFieldType type, const nlohmann::json& v,
                    const std::string& name) {
+  if (!v.is_number() && !v.is_boolean()) {
+    throw Error("attribute '" + name + "': expected a number for the creator's " +
+                field_type_text(type) + " field, got " + v.dump());
+  }
   const double x = v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>();
   auto integer = [&](double low, double high) {
     if (x != std::floor(x) || x < low || x > high) {
@@ -184,6 +189,10 @@ void append_number(std::vector<std::byte>& bytes, PluginFieldType type, const nl
       append(bytes, x);
       break;
     case PluginFieldType::kFLOAT32:
+      if (std::isfinite(x) && std::abs(x) > std::numeric_limits<float>::max()) {
+        throw Error("attribute '" + name + "': " + v.dump() + " does not fit the creator's " +
+                    field_type_text(type) + " field");
+      }
       append(bytes, static_cast<float>(x));
       break;
     case PluginFieldType::kFLOAT16:
@@ -205,6 +214,12 @@ void append_number(std::vector<std::byte>& bytes, PluginFieldType type, const nl
       append(bytes, static_cast<std::int32_t>(x));
       break;
     case PluginFieldType::kINT64:
+      if (v.is_number_unsigned() &&
+          v.get<std::uint64_t>() >
+              static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        throw Error("attribute '" + name + "': " + v.dump() + " does not fit the creator's " +
+                    field_type_text(type) + " field");
+      }
       if (v.is_number_integer()) {
         append(bytes, v.get<std::int64_t>());
       } else {

@@ -1,5 +1,5 @@
 // The ONNX wire-format reader of `autoplugin onnx`, on a model written by the onnx package
-// (tests/onnx/make_models.py).
+// (tests/tools/onnx/make_models.py).
 #include <gtest/gtest.h>
 
 #include <autoplugin/error.h>

@@ -1,4 +1,5 @@
 // Unit tests of autoplugin check's parts that need neither a GPU nor a plugin library.
+#include <autoplugin/error.h>
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -123,6 +124,39 @@ TEST(CheckCaseFile, SuggestsTheKnownNameForAMisspelledOne) {
   EXPECT_EQ(closest_name("rnage", {"range", "values"}), "range");
   EXPECT_EQ(closest_name("expect_shape", {"expect_shapes", "inputs"}), "expect_shapes");
   EXPECT_FALSE(closest_name("tolerance", {"atol", "rtol"}).has_value());
+}
+
+// Every number a case file holds is checked for its kind and range before it is converted: a
+// typo such as a 26-digit shape input is an error naming the case and the key, not undefined
+// behaviour (found by the case-file fuzzer).
+TEST(CheckCaseFile, RefusesNumbersOutOfRangeNamingTheCaseAndKey) {
+  auto error_of = [](const char* text) -> std::string {
+    try {
+      (void)parse_check_file(nlohmann::json::parse(text), "cases.json");
+    } catch (const autoplugin::Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_of(R"({"cases": [{"name": "big", "inputs": [{"shape": [2]}],
+                                   "shape_inputs": [[39993333333333333333333333]]}]})"),
+            "cases.json: case 'big'.shape_inputs[0]: expected a 64-bit integer, got "
+            "3.999333333333333e+25");
+  EXPECT_EQ(
+      error_of(R"({"cases": [{"name": "u", "inputs": [{"shape": [2]}],
+                                   "shape_inputs": [[18446744073709551615]]}]})"),
+      "cases.json: case 'u'.shape_inputs[0]: expected a 64-bit integer, got 18446744073709551615");
+  EXPECT_EQ(
+      error_of(R"({"cases": [{"name": "e", "inputs": [{"shape": [18446744073709551615]}]}]})"),
+      "cases.json: case 'e'.inputs[0].shape: expected a 64-bit integer, got 18446744073709551615");
+  EXPECT_EQ(error_of(R"({"cases": [{"name": "t", "inputs": [{"shape": [2]}], "atol": "0.1"}]})"),
+            "cases.json: case 't'.atol: expected a number, got \"0.1\"");
+  EXPECT_EQ(
+      error_of(R"({"cases": [{"name": "z", "inputs": [{"shape": [2], "zero_fraction": 2}]}]})"),
+      "cases.json: case 'z'.inputs[0].zero_fraction: expected a fraction from 0 to 1, got 2");
+  EXPECT_EQ(error_of(R"({"cases": [{"name": "ok", "inputs": [{"shape": [2]}],
+                                   "shape_inputs": [[9223372036854775807]]}]})"),
+            "no error");
 }
 
 TEST(CheckIsolation, ReportsHowTheChildEnded) {

@@ -1,4 +1,4 @@
-// The core's half of plugin creation for every example-like op (tests/example_like_ops.cpp):
+// The core's half of plugin creation for every example-like op (tests/core/example_like_ops.cpp):
 // looking ops up, decoding fields, binding attributes and encoding them again, from many
 // threads at once. Run under ThreadSanitizer (scripts/test --tsan) it proves the absence of
 // data races without TensorRT's headers; in any build it checks every thread's results.

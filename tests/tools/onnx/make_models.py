@@ -1,10 +1,10 @@
-"""Writes the ONNX models that test `autoplugin onnx` (tests/onnx/models/*.onnx).
+"""Writes the ONNX models that test `autoplugin onnx` (tests/tools/onnx/models/*.onnx).
 
 The models are committed, so the tests need no `onnx` package; run this (with `pip install
 onnx`) after changing a model. IR version and opset are fixed, so that the bytes do not depend
 on the installed onnx version.
 
-    python3 tests/onnx/make_models.py [OUT_DIR]
+    python3 tests/tools/onnx/make_models.py [OUT_DIR]
 """
 import os
 import sys
@@ -73,7 +73,7 @@ def main():
         node("bias_act", ["c", "w"], "d", "left_out"),
         node("bias_act", ["d", "b"], "e", "declared", autoplugin_absent_inputs=[1]),
     ], inputs=("x", "w", "b"))
-    # A hand-written plugin (tests/trt/planted_bugs.cpp) that reads a string by its length,
+    # A hand-written plugin (tests/tools/check/planted_bugs.cpp) that reads a string by its length,
     # which counts the NUL the parser appends.
     save(out_dir, "planted_string", [
         node("correct", ["x"], "y", "reads_to_nul", domain="planted", alpha=0.5, mode="linear"),
