@@ -34,18 +34,44 @@ def row_window_max(x, attributes):
     return x.unfold(1, width, 1).amax(-1)
 
 
+# The focused modules of tests/python (from_torch_optional_inplace.py, from_torch_scratch.py),
+# in fp32 arithmetic rounded once to the dtype, as their kernels compute.
+def scale_bias(x, bias, attributes):
+    y = x.float() * attributes["alpha"]
+    return (y if bias is None else y + bias.float()).to(x.dtype)
+
+
+def axpy_(x, y, attributes):
+    return (x.float() + attributes["alpha"] * y.float()).to(x.dtype)
+
+
+def rms_norm_stats(x, attributes):
+    y = x.float()
+    rstd = torch.rsqrt((y * y).mean(-1) + attributes["eps"])
+    return (y * rstd[:, None]).to(x.dtype), rstd
+
+
+def rms_norm(x, attributes):
+    return rms_norm_stats(x, attributes)[0]
+
+
 OPS = {"triton_circular_pad": triton_circular_pad, "scaled_leaky_relu": scaled_leaky_relu,
-       "row_window_max": row_window_max}
+       "row_window_max": row_window_max, "scale_bias": scale_bias, "axpy_": axpy_,
+       "rms_norm": rms_norm, "rms_norm_stats": rms_norm_stats}
 
 
 def main(folder):
     with open(os.path.join(folder, "case.json")) as f:
         case = json.load(f)
-    inputs = [torch.from_numpy(np.load(os.path.join(folder, i["file"]))).to(DEVICE)
+    # an absent optional input is null
+    inputs = [None if i is None else
+              torch.from_numpy(np.load(os.path.join(folder, i["file"]))).to(DEVICE)
               for i in case["inputs"]]
-    output = OPS[case["op"].split("::")[-1]](*inputs, case.get("attributes", {}))
-    spec = case["outputs"][0]
-    np.save(os.path.join(folder, spec["file"]), output.to(DTYPES[spec["dtype"]]).cpu().numpy())
+    outputs = OPS[case["op"].split("::")[-1]](*inputs, case.get("attributes", {}))
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    for spec, output in zip(case["outputs"], outputs):
+        np.save(os.path.join(folder, spec["file"]),
+                output.to(DTYPES[spec["dtype"]]).cpu().numpy())
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # from-torch on a GPU machine (CUDA, PyTorch, Triton; TensorRT's headers, no TensorRT runtime):
-# generate the three examples' plugin projects, build them against this checkout's installed
+# generate the three examples' plugin projects (the circular pad from the RFC's module as
+# published) and those of two focused test modules, build them against this checkout's installed
 # autoplugin, run `autoplugin check` on each against PyTorch (the circular pad bitwise against
 # F.pad(mode="circular")), and run bench/from_torch_bench.py. Everything lands in $OUT.
 #
@@ -37,6 +38,12 @@ python3 -m autoplugin.from_torch examples/from_torch/scaled_leaky_relu.py --dtyp
   --out "$generated"
 python3 -m autoplugin.from_torch examples/from_torch/row_window_max.py --dtypes float32,float16 \
   --out "$generated"
+# Host code as users write it (tests/python): an optional bias, an in-place op, scratch buffers
+# (the workspace) and a second output of another dtype.
+for module in optional_inplace scratch; do
+  python3 -m autoplugin.from_torch "tests/python/from_torch_$module.py" --dtypes float32,float16 \
+    --out "$generated"
+done
 
 # More cases than the generated ones: larger and odd shapes, dynamic batch, the circular pad
 # compared bitwise (atol = rtol = 0).
@@ -47,6 +54,8 @@ extra = {
     "triton_circular_pad": [
         {"name": "f32_large", "inputs": [{"dtype": "float32", "shape": [8, 16, 64, 72]}],
          "attributes": {"padding": [2, 3, 4, 1]}},
+        {"name": "f16_large", "inputs": [{"dtype": "float16", "shape": [4, 7, 33, 65]}],
+         "attributes": {"padding": [3, 1, 2, 5]}},
         {"name": "f16_dynamic", "inputs": [{"dtype": "float16", "min": [1, 3, 17, 19],
          "opt": [5, 3, 17, 19], "max": [9, 3, 17, 19]}], "attributes": {"padding": [0, 5, 7, 0, 1, 1]}},
         {"name": "f32_wrap_whole", "inputs": [{"dtype": "float32", "shape": [1, 2, 3, 4]}],
@@ -78,7 +87,8 @@ for name, cases in extra.items():
 PY
 
 status=0
-for op in triton_circular_pad scaled_leaky_relu row_window_max; do
+for op in triton_circular_pad scaled_leaky_relu row_window_max scale_bias axpy_ rms_norm \
+    rms_norm_stats; do
   echo "== build and check $op"
   cmake -S "$generated/$op" -B "$generated/$op/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" \
     -DTensorRT_ROOT="$trt" >/dev/null

@@ -1,6 +1,7 @@
-"""from-torch end to end on the CPU: the three example modules become plugin projects (the
-generated C++ holds the recovered launches and shapes), and a launch that depends on tensor values
-is refused with the argument, the source line and why. Needs torch and triton (no GPU)."""
+"""from-torch end to end on the CPU: the example modules (the RFC's circular pad as published among
+them) become plugin projects (the generated C++ holds the recovered launches and shapes), and what
+cannot be generated is refused with the argument, the source line and why. Needs torch and triton
+(no GPU). test_from_torch_host.py covers host code as users write it."""
 import importlib.util
 import os
 import subprocess
@@ -28,9 +29,10 @@ class GenerateExamplesTest(unittest.TestCase):
         cls.out = tempfile.mkdtemp(prefix="from_torch_test_")
 
     def generate(self, module, *extra):
-        result = from_torch(os.path.join(EXAMPLES, module), "--out", self.out,
+        result = from_torch(os.path.join(EXAMPLES, module), "--out", self.out, "--no-artefacts",
                             "--dtypes", "float32,float16", *extra)
         self.assertEqual(result.returncode, 0, result.stderr)
+        self.log = result.stderr
         folder = result.stdout.strip().splitlines()[-1]
         name = os.path.basename(folder)
         with open(os.path.join(folder, f"{name}.cpp")) as f:
@@ -63,9 +65,14 @@ class GenerateExamplesTest(unittest.TestCase):
                       'generated for (x of rank 4, padding of length 4) or (x of rank 4, padding '
                       'of length 6); ', cpp)
         self.assertIn('/* X_len       */ checked_i32(x.numel(), "X_len")', cpp)
-        # one kernel per dtype
+        # one kernel per dtype; the published host code allocates y as float32 of shape [1, 1,
+        # H', W'], the plugin's output is the fake's (x's dtype, [N, C, H', W']) and so is Y
         self.assertIn('SIGNATURE "*fp16, i32, i32, i32, i32, i32, i32, i32, i32, *fp16, i32, i32, '
                       'i32, i32, i32, 256"', cmake)
+        self.assertIn('/* Y_len       */ checked_i32(out.numel(), "Y_len")', cpp)
+        self.assertIn("note: output 0: the host code allocates [1, 1, ", self.log)
+        self.assertIn("circular_pad_rfc.py:69: y = torch.empty(tuple(out_dims.tolist()), "
+                      "device=x.device))", self.log)
         self.assertIn("triton_circular_pad_float32, triton_circular_pad_float16", cpp)
         # the copy shown in examples/from_torch/generated is what the generator writes today
         # (from the first #include on: the header names the versions it was generated with)
@@ -92,7 +99,7 @@ class LibraryOpTest(unittest.TestCase):
     def test_library_defined_op(self):
         with tempfile.TemporaryDirectory() as out:
             result = from_torch(os.path.join(os.path.dirname(__file__), "from_torch_library_op.py"),
-                                "--out", out)
+                                "--out", out, "--no-artefacts")
             self.assertEqual(result.returncode, 0, result.stderr)
             with open(os.path.join(out, "twice", "twice.cpp")) as f:
                 cpp = f.read()
@@ -104,7 +111,8 @@ class StructureTest(unittest.TestCase):
     def test_structures_strings_and_bools(self):
         with tempfile.TemporaryDirectory() as out:
             result = from_torch(os.path.join(os.path.dirname(__file__),
-                                             "from_torch_structures.py"), "--out", out)
+                                             "from_torch_structures.py"), "--out", out,
+                                "--no-artefacts")
             self.assertEqual(result.returncode, 0, result.stderr)
             with open(os.path.join(out, "shift", "shift.cpp")) as f:
                 cpp = f.read()
@@ -123,7 +131,8 @@ class StructureTest(unittest.TestCase):
     def test_extents_a_fake_requires_equal(self):
         with tempfile.TemporaryDirectory() as out:
             result = from_torch(os.path.join(os.path.dirname(__file__),
-                                             "from_torch_tied_extents.py"), "--out", out)
+                                             "from_torch_tied_extents.py"), "--out", out,
+                                "--no-artefacts")
             self.assertEqual(result.returncode, 0, result.stderr)
             with open(os.path.join(out, "add_bias", "add_bias.cpp")) as f:
                 cpp = f.read()
@@ -138,10 +147,11 @@ class RefusalTest(unittest.TestCase):
             result = from_torch(os.path.join(os.path.dirname(__file__), "from_torch_refused.py"),
                                 "--out", out)
             self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
-            self.assertIn("argument 'scale' of kernel 'scale_kernel'", result.stderr)
-            self.assertIn("from_torch_refused.py:22: scale_kernel[(triton.cdiv(x.numel(), 256),)]",
+            self.assertIn("op 'test::normalize_by_max': its host code reads the tensor contents "
+                          "at from_torch_refused.py:21 (scale = 1.0 / float(x.abs().max()))",
                           result.stderr)
-            self.assertIn("depends on the tensor contents", result.stderr)
+            self.assertIn("compute that value inside the kernel, or pass it as an attribute",
+                          result.stderr)
             self.assertEqual(os.listdir(out), [], "nothing is written for a refused op")
 
     def test_autotuned_kernel_is_refused(self):

@@ -5,6 +5,7 @@ evaluated with the semantics ap::Dim gives it (floor division, Python's %, ...) 
 points and compared with sympy's own value of the expression. The forms Torch-TensorRT's
 translator fails on (//, %, c - s, 2*s, max/min) have their own tests.
 """
+import importlib.util
 import itertools
 import os
 import re

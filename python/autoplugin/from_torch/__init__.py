@@ -10,13 +10,21 @@ generation imports torch and triton when it runs, never when this package is imp
 """
 
 
-def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90, log=print):
+def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90, log=print,
+             example_equalities=True, artefacts=True):
     """Generates one CMake project per custom op of `module` under `out`; returns their folders.
 
     examples: strings ``"ns::op(x=[2, 3, 8, 8], padding=[1, 1, 2, 2])"`` (a tensor by its shape);
     each fixes a structure (every tensor's rank and every list's length) the plugin is generated
     for, and the sizes and attribute values around which the host code is sampled. Without one
-    for an op, the module's ``AUTOPLUGIN_EXAMPLES`` list is used.
+    for an op, the module's ``AUTOPLUGIN_EXAMPLES`` list is used (an absent ``Tensor?`` is
+    ``bias=None``).
+    example_equalities: where two inputs' extents are equal in the example and neither the fake
+    nor the host code says whether the kernel takes them unequal, the plugin requires them equal
+    (False: it does not).
+    artefacts: compile the kernels into each project's aot/ folder, so that it builds where
+    Triton is absent.
     """
-    from .generate import generate as run
-    return run(module, out, examples=examples, ops=ops, dtypes=dtypes, arch=arch, log=log)
+    from .pipeline import generate as run
+    return run(module, out, examples=examples, ops=ops, dtypes=dtypes, arch=arch, log=log,
+               example_equalities=example_equalities, artefacts=artefacts)

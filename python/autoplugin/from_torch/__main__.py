@@ -25,6 +25,15 @@ def main(argv=None):
                         help="comma-separated input dtypes, one launcher each (float32, float16, "
                              "bfloat16; default float32)")
     parser.add_argument("--arch", type=int, default=90, help="GPU architecture (default 90)")
+    parser.add_argument("--no-example-equalities", dest="example_equalities",
+                        action="store_false",
+                        help="do not require extents of different inputs that are equal in the "
+                             "example and that neither the fake nor the host code relates (by "
+                             "default they are required equal, and each such requirement is "
+                             "reported)")
+    parser.add_argument("--no-artefacts", dest="artefacts", action="store_false",
+                        help="do not compile the kernels into each project's aot/ folder (the "
+                             "project then needs Triton where it is built)")
     args = parser.parse_args(argv)
     dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
     missing = [name for name in ("torch", "triton") if importlib.util.find_spec(name) is None]
@@ -37,6 +46,8 @@ def main(argv=None):
     try:
         folders = generate(args.module, args.out, examples=args.examples, ops=args.ops,
                            dtypes=dtypes, arch=args.arch,
+                           example_equalities=args.example_equalities,
+                           artefacts=args.artefacts,
                            log=lambda message: print(message, file=sys.stderr))
     except GenerationError as error:
         print(f"autoplugin from-torch: {error}", file=sys.stderr)

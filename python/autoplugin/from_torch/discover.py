@@ -24,6 +24,9 @@ class Argument:
     name: str
     kind: str  # "Tensor", "int", "float", "bool", "str", "int[]", "float[]", "bool[]"
     default: object = None
+    optional: bool = False  # `Tensor?`: may be None
+    keyword_only: bool = False
+    mutated: bool = False  # `Tensor(a!)`: the op writes it in place
 
 
 @dataclass
@@ -32,7 +35,7 @@ class CustomOp:
     schema: str  # as declared in the plugin (SymInt written int: an attribute, not a shape input)
     torch_schema: str  # as PyTorch reports it
     arguments: list
-    num_outputs: int
+    num_outputs: int  # the plugin's: the returns, or the inputs an in-place op writes
     body: object  # the host code: allocates outputs, computes a grid, launches
     fake: object
     module_path: Path
@@ -51,6 +54,11 @@ class CustomOp:
         return [a for a in self.arguments if a.kind == "Tensor"]
 
     @property
+    def mutated(self):
+        """The inputs an in-place op writes: the plugin's outputs, each aliasing its input."""
+        return [a for a in self.arguments if a.mutated]
+
+    @property
     def attributes(self):
         return [a for a in self.arguments if a.kind != "Tensor"]
 
@@ -65,26 +73,57 @@ TYPE_KINDS = {
 def _arguments(qualname, schema):
     arguments = []
     for argument in schema.arguments:
-        kind = TYPE_KINDS.get(str(argument.type))
+        type_name = str(argument.type)
+        optional = type_name == "Optional[Tensor]"
+        kind = "Tensor" if optional else TYPE_KINDS.get(type_name)
         if kind is None:
             raise GenerationError(f"op '{qualname}': argument '{argument.name}' has type "
                                   f"{argument.type}, which from-torch does not generate "
-                                  "(supported: Tensor, int, float, bool, str, int[], float[], "
-                                  "bool[])")
+                                  "(supported: Tensor, Optional[Tensor], int, float, bool, str, "
+                                  "int[], float[], bool[]); change it to one of these")
         default = argument.default_value if argument.has_default_value() else None
-        arguments.append(Argument(argument.name, kind, default))
+        mutated = bool(argument.alias_info and argument.alias_info.is_write)
+        if mutated and (kind != "Tensor" or optional):
+            raise GenerationError(f"op '{qualname}': argument '{argument.name}' is mutated "
+                                  f"({argument.type}); only a Tensor (not Optional) can be "
+                                  "written in place by a plugin")
+        arguments.append(Argument(argument.name, kind, default, optional, argument.kwarg_only,
+                                  mutated))
     for returned in schema.returns:
         if str(returned.type) != "Tensor":
             raise GenerationError(f"op '{qualname}': returns {returned.type}; only Tensor returns "
-                                  "are generated")
+                                  "are generated: return a Tensor or a tuple of Tensors")
+    if any(a.mutated for a in arguments) and schema.returns:
+        raise GenerationError(f"op '{qualname}' both mutates "
+                              f"{', '.join(a.name for a in arguments if a.mutated)} and returns "
+                              "tensors; a plugin's outputs are either new tensors or the inputs "
+                              "it writes: split it into two ops, or return the written tensors "
+                              "instead of mutating them")
+    if not schema.returns and not any(a.mutated for a in arguments):
+        raise GenerationError(f"op '{qualname}' returns nothing and mutates nothing "
+                              "(mutates_args is empty): a plugin needs an output")
     return arguments
 
 
 def plugin_schema(schema):
     """The schema string for AUTOPLUGIN_OP: PyTorch infers `SymInt[]` for a Python `list[int]`
     argument, which in a plugin would be a shape input (a tensor); the op's host code takes it as
-    numbers, so it is declared `int[]` (an attribute)."""
-    return re.sub(r"\bSymInt\b", "int", str(schema))
+    numbers, so it is declared `int[]` (an attribute). An in-place op (`-> ()`) returns the
+    tensors it writes, each aliasing its input (`Tensor(a!)`), as TensorRT's in-place plugins
+    do."""
+    text = re.sub(r"\bSymInt\b", "int", str(schema))
+    written = [argument.alias_info for argument in schema.arguments
+               if argument.alias_info and argument.alias_info.is_write]
+    if not schema.returns and written:
+        sets = [f"Tensor({sorted(info.before_set)[0]}!)" for info in written]
+        returned = sets[0] if len(sets) == 1 else f"({', '.join(sets)})"
+        text = re.sub(r"-> \(\)$", f"-> {returned}", text)
+    return text
+
+
+def _num_outputs(schema):
+    return len(schema.returns) or sum(1 for a in schema.arguments
+                                      if a.alias_info and a.alias_info.is_write)
 
 
 @contextlib.contextmanager
@@ -105,17 +144,26 @@ def _recording_library_impls(recorded):
         torch.library.Library.impl = original
 
 
+_IMPORTED = {}  # path -> (module, its Library.impl registrations): ops register once a process
+
+
 def import_module(path):
     path = Path(path).resolve()
     if not path.is_file():
         raise GenerationError(f"{path}: no such file")
+    if path in _IMPORTED:
+        return _IMPORTED[path]
     sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location(f"_autoplugin_from_torch_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     library_impls = {}
-    with _recording_library_impls(library_impls):
+    from .launches import cuda_patched
+    # Module-level code may ask for the GPU (Triton's tutorials: DEVICE =
+    # triton.runtime.driver.active.get_active_torch_device()): it gets the one sampling uses.
+    with _recording_library_impls(library_impls), cuda_patched(90, set()):
         spec.loader.exec_module(module)
+    _IMPORTED[path] = module, library_impls
     return module, library_impls
 
 
@@ -138,7 +186,7 @@ def find_ops(path, wanted=None):
                                       "(register one with @<op>.register_fake)")
             schema = value._opoverload._schema
             ops.append(CustomOp(value._qualname, plugin_schema(schema), str(schema),
-                                _arguments(value._qualname, schema), len(schema.returns),
+                                _arguments(value._qualname, schema), _num_outputs(schema),
                                 value._init_fn, value._abstract_fn, Path(path).resolve()))
     for qualname, impls in library_impls.items():
         if any(op.qualname == qualname for op in ops):
@@ -152,7 +200,7 @@ def find_ops(path, wanted=None):
         namespace, name = qualname.split("::")
         schema = getattr(getattr(torch.ops, namespace), name).default._schema
         ops.append(CustomOp(qualname, plugin_schema(schema), str(schema),
-                            _arguments(qualname, schema), len(schema.returns), body, fake,
+                            _arguments(qualname, schema), _num_outputs(schema), body, fake,
                             Path(path).resolve()))
     if wanted:
         missing = [w for w in wanted if w not in {op.qualname for op in ops}]

@@ -10,11 +10,16 @@ import re
 import shutil
 from pathlib import Path
 
+import sympy
+
 from .fitting import output_name
 from .sympy_to_dim import DimTranslator
 
-CPP_ELEMENT = {"*fp32": "float", "*fp16": "__half", "*bf16": "__nv_bfloat16", "*i8": "std::int8_t",
-               "*i32": "std::int32_t", "*i64": "std::int64_t"}
+CPP_ELEMENT = {"*fp32": "float", "*fp16": "__half", "*bf16": "__nv_bfloat16", "*fp64": "double",
+               "*i8": "std::int8_t", "*i16": "std::int16_t", "*i32": "std::int32_t",
+               "*i64": "std::int64_t", "*u8": "std::uint8_t"}
+# Each scratch buffer starts at a multiple of this many bytes of the workspace.
+SCRATCH_ALIGNMENT = 256
 DTYPE_ELEMENT = {"float32": "float", "float16": "__half", "bfloat16": "__nv_bfloat16"}
 DTYPE_SHORT = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
 ATTRIBUTE_TYPES = {"int": "std::int64_t", "float": "double", "bool": "bool",
@@ -22,14 +27,23 @@ ATTRIBUTE_TYPES = {"int": "std::int64_t", "float": "double", "bool": "bool",
                    "float[]": "std::span<const double>", "bool[]": "std::span<const bool>"}
 
 
-def _structure_condition(op, example, access):
-    """C++ condition selecting a structure: each tensor's rank, each list's length and each
-    string attribute's value (strings are not sampled: they may change what the host code
-    does)."""
+def _structure_condition(op, example, in_shape_function):
+    """C++ condition selecting a structure: each tensor's rank (and whether a `Tensor?` is
+    present), each list's length and each string attribute's value (strings are not sampled:
+    they may change what the host code does)."""
     parts = []
     for argument in op.arguments:
-        if argument.kind == "Tensor":
-            parts.append(f"{access(argument.name)}rank() == {len(example[argument.name])}")
+        if argument.kind == "Tensor" and argument.optional:
+            present = f"{argument.name}.has_value()" if in_shape_function else \
+                f"{argument.name}.present()"
+            if example[argument.name] is None:
+                parts.append(f"!{present}")
+            else:
+                access = "->" if in_shape_function else "."
+                parts.append(f"{present} && {argument.name}{access}rank() == "
+                             f"{len(example[argument.name])}")
+        elif argument.kind == "Tensor":
+            parts.append(f"{argument.name}.rank() == {len(example[argument.name])}")
         elif argument.kind.endswith("[]"):
             parts.append(f"{argument.name}.size() == {len(example[argument.name])}")
         elif argument.kind == "str":
@@ -40,7 +54,9 @@ def _structure_condition(op, example, access):
 def _structure_text(op, example):
     parts = []
     for argument in op.arguments:
-        if argument.kind == "Tensor":
+        if argument.kind == "Tensor" and example[argument.name] is None:
+            parts.append(f"{argument.name} absent")
+        elif argument.kind == "Tensor":
             parts.append(f"{argument.name} of rank {len(example[argument.name])}")
         elif argument.kind.endswith("[]"):
             parts.append(f"{argument.name} of length {len(example[argument.name])}")
@@ -66,42 +82,65 @@ def _kernel_target(op, structures, launch, dtype):
     return f"{op.name}_{launch.kernel_name}_{DTYPE_SHORT[dtype]}{suffix}"
 
 
-def shape_function(op, structures):
-    name = f"{op.name}_shape"
+def _shape_parameters(op):
+    """The shape function's (and the workspace function's) parameters."""
     parameters = []
     for argument in op.arguments:
-        cpp_type = "ap::Shape" if argument.kind == "Tensor" else ATTRIBUTE_TYPES[argument.kind]
+        if argument.kind == "Tensor":
+            cpp_type = "std::optional<ap::Shape>" if argument.optional else "ap::Shape"
+        else:
+            cpp_type = ATTRIBUTE_TYPES[argument.kind]
         parameters.append(f"{cpp_type} {argument.name}")
+    return parameters
+
+
+def _symbol_names(traced, used):
+    """(C++ names, names as shown in messages, local declarations) of the traced symbols: an
+    integer attribute the expressions use becomes an ap::Dim local."""
+    names, display = {}, {}
+    locals_needed = []
+    for symbol, ref in traced.symbols.items():
+        names[symbol] = ref.cpp()
+        display[symbol] = (f"{ref.name}[{ref.index}]" if ref.index is not None else ref.name)
+    for symbol, ref in sorted(traced.symbols.items(), key=lambda item: item[1].cpp()):
+        if ref.kind == "attr" and symbol in used:
+            source = ref.name if ref.index is None else f"{ref.name}[{ref.index}]"
+            target = ref.cpp() if ref.index is not None else f"{ref.name}_dim"
+            names[symbol] = target
+            locals_needed.append(f"const ap::Dim {target} = {source};")
+    return names, display, locals_needed
+
+
+def _not_generated_for(op, structures):
+    generated_for = " or ".join(f"({_structure_text(op, s.example)})" for s in structures)
+    return ["  throw ap::ShapeError(",
+            f"      \"{op.qualname} was generated for {generated_for}; \"",
+            "      \"regenerate with an --example for other ranks, lengths or strings\");", "}"]
+
+
+def shape_function(op, structures):
+    name = f"{op.name}_shape"
+    parameters = _shape_parameters(op)
     returns = ("ap::Shape" if op.num_outputs == 1 else
                f"std::array<ap::Shape, {op.num_outputs}>")
     lines = []
     for structure in structures:
         traced = structure.traced
-        names, display = {}, {}
-        locals_needed = []
-        for symbol, ref in traced.symbols.items():
-            names[symbol] = ref.cpp()
-            display[symbol] = (f"{ref.name}[{ref.index}]" if ref.index is not None else ref.name)
         used = set()
         for shape in traced.outputs:
             for extent in shape:
                 used |= extent.free_symbols
         for condition in traced.requires:
             used |= condition.free_symbols
-        for symbol, ref in sorted(traced.symbols.items(), key=lambda item: item[1].cpp()):
-            if ref.kind == "attr" and symbol in used:
-                source = ref.name if ref.index is None else f"{ref.name}[{ref.index}]"
-                target = ref.cpp() if ref.index is not None else f"{ref.name}_dim"
-                names[symbol] = target
-                locals_needed.append(f"const ap::Dim {target} = {source};")
+        names, display, locals_needed = _symbol_names(traced, used)
         translate = DimTranslator(names)
         show = DimTranslator(display)
-        lines.append(f"  if ({_structure_condition(op, structure.example, lambda n: n + '.')}) {{")
+        lines.append(f"  if ({_structure_condition(op, structure.example, True)}) {{")
         lines += [f"    {line}" for line in locals_needed]
         for condition in traced.requires:
             lines.append(f"    ap::require({translate.condition(condition)},")
-            lines.append(f"                \"{show.condition(condition)} (a guard of the fake "
-                         "implementation)\");")
+            message = f"{show.condition(condition)} ({traced.reason(condition)})"
+            lines.append(f"                {json.dumps(message)});")
         shapes = ["ap::Shape{" + ", ".join(translate.dim(d) for d in shape) + "}"
                   for shape in traced.outputs]
         if op.num_outputs == 1:
@@ -109,12 +148,79 @@ def shape_function(op, structures):
         else:
             lines.append(f"    return {{{', '.join(shapes)}}};")
         lines.append("  }")
-    generated_for = " or ".join(f"({_structure_text(op, s.example)})" for s in structures)
-    lines.append("  throw ap::ShapeError(")
-    lines.append(f"      \"{op.qualname} was generated for {generated_for}; \"")
-    lines.append("      \"regenerate with an --example for other ranks, lengths or strings\");")
-    lines.append("}")
+    lines += _not_generated_for(op, structures)
     return "\n".join([_signature(f"{returns} {name}", _unused_unnamed(parameters, lines))] + lines)
+
+
+class _Extents:
+    """A tensor's extents as sympy expressions, read the way a launcher reads them."""
+
+    def __init__(self, extents):
+        self.extents = list(extents)
+
+    def size(self, axis):
+        return self.extents[axis]
+
+    def numel(self):
+        return sympy.Mul(*self.extents)
+
+    def stride(self, axis):
+        return sympy.Mul(*self.extents[axis + 1:])
+
+
+def _launcher_text_as_sympy(op, traced, text):
+    """A recovered launcher expression (`ap::triton::cdiv(x.size(0), 4)`, `x.numel()`, ...) over
+    the traced symbols, for a function of the shapes."""
+    namespace = {"_cdiv": lambda a, b: sympy.ceiling(sympy.Mul(a, sympy.Rational(1, b))),
+                 "_floor_div": lambda a, b: sympy.floor(sympy.Mul(a, sympy.Rational(1, b))),
+                 "_min": sympy.Min, "_max": sympy.Max}
+    extents, elements = {}, {}
+    for symbol, ref in traced.symbols.items():
+        if ref.kind == "extent":
+            extents.setdefault(ref.name, {})[ref.index] = symbol
+        elif ref.index is None:
+            namespace[ref.name] = symbol
+        else:
+            elements.setdefault(ref.name, {})[ref.index] = symbol
+    for name, axes in extents.items():
+        namespace[name] = _Extents(axes[axis] for axis in sorted(axes))
+    for name, indexed in elements.items():
+        namespace[name] = [indexed[k] for k in sorted(indexed)]
+    for index, shape in enumerate(traced.outputs):
+        namespace[output_name(op, index)] = _Extents(shape)
+    python = re.sub(r"ap::triton::cdiv\(", "_cdiv(", text)
+    python = re.sub(r"(?<![\w:])floor_div\(", "_floor_div(", python)
+    python = re.sub(r"std::(min|max)(<std::int64_t>)?\(", r"_\1(", python)
+    return sympy.sympify(eval(python, {"__builtins__": {}}, namespace))
+
+
+def _uses_workspace(structures):
+    return any(structure.scratch for structure in structures)
+
+
+def workspace_function(op, structures):
+    """The bytes of the host code's scratch buffers, each aligned, for the largest shapes of a
+    profile (TensorRT sizes the workspace with it)."""
+    lines = []
+    for structure in structures:
+        traced = structure.traced
+        sizes = [sympy.ceiling(_launcher_text_as_sympy(op, traced, buffer.numel)
+                               * buffer.element_bytes / SCRATCH_ALIGNMENT) * SCRATCH_ALIGNMENT
+                 for buffer in structure.scratch]
+        used = set().union(*(size.free_symbols for size in sizes))
+        names, _, locals_needed = _symbol_names(traced, used)
+        translate = DimTranslator(names)
+        lines.append(f"  if ({_structure_condition(op, structure.example, True)}) {{")
+        lines += [f"    {line}" for line in locals_needed]
+        for buffer in structure.scratch:
+            lines.append(f"    // {buffer.where}: {buffer.line}")
+        total = " + ".join(translate.dim(size) for size in sizes) or "0"
+        lines.append(f"    return ap::Dim({total});" if not sizes else f"    return {total};")
+        lines.append("  }")
+    lines += _not_generated_for(op, structures)
+    parameters = _shape_parameters(op)
+    return "\n".join([_signature(f"ap::Dim {op.name}_workspace",
+                                  _unused_unnamed(parameters, lines))] + lines)
 
 
 def _signature(start, parameters):
@@ -148,9 +254,12 @@ def _element_types(op, structures, dtype):
     return types
 
 
-def _argument_text(argument):
+def _argument_text(argument, dtype):
     if argument.kind in ("input", "output"):
         return f"{argument.cpp}.data()"
+    if argument.kind == "workspace":
+        element = CPP_ELEMENT[argument.pointer_types[dtype]]
+        return f"reinterpret_cast<{element}*>(scratch + scratch{argument.cpp}_offset)"
     if argument.triton_type == "i32":
         if argument.cpp.lstrip("-").isdigit():
             return f"std::int32_t{{{argument.cpp}}}"
@@ -166,16 +275,45 @@ def launcher(op, structures, dtype):
     parameters = []
     for argument in op.arguments:
         if argument.kind == "Tensor":
-            parameters.append(f"ap::In<{types.get(argument.name, element)}> {argument.name}")
+            view = "ap::OptIn" if argument.optional else "ap::In"
+            parameters.append(f"{view}<{types.get(argument.name, element)}> {argument.name}")
         else:
             parameters.append(f"{ATTRIBUTE_TYPES[argument.kind]} {argument.name}")
     for index in range(op.num_outputs):
         name = output_name(op, index)
         parameters.append(f"ap::Out<{types.get(name, element)}> {name}")
+    if _uses_workspace(structures):
+        parameters.append("ap::Workspace workspace")
     parameters.append("ap::Stream stream")
     lines = []
+    for index, argument in enumerate(op.mutated):
+        out = output_name(op, index)
+        lines += [
+            f"  // In place: TensorRT passes {argument.name}'s memory as {out}; where it does not,",
+            f"  // {out} starts as a copy of {argument.name}.",
+            f"  if ({out}.data() != {argument.name}.data()) {{",
+            f"    check_cuda(cudaMemcpyAsync({out}.data(), {argument.name}.data(),",
+            f"                               {argument.name}.numel() * sizeof(*{out}.data()),",
+            "                               cudaMemcpyDeviceToDevice, stream),",
+            f"               \"copying {argument.name} into {out}\");",
+            "  }"]
     for structure in structures:
-        lines.append(f"  if ({_structure_condition(op, structure.example, lambda n: n + '.')}) {{")
+        lines.append(f"  if ({_structure_condition(op, structure.example, False)}) {{")
+        if structure.scratch:
+            lines.append("    // The host code's scratch buffers, in the workspace (each "
+                         f"{SCRATCH_ALIGNMENT}-byte aligned).")
+            lines.append("    char* const scratch = static_cast<char*>(workspace.data);")
+            for index, buffer in enumerate(structure.scratch):
+                start = "0" if index == 0 else \
+                    f"scratch{index - 1}_offset + scratch_bytes({structure.scratch[index - 1].numel}, " \
+                    f"{structure.scratch[index - 1].element_bytes})"
+                lines.append(f"    // {buffer.where}: {buffer.line}")
+                lines.append(f"    const std::int64_t scratch{index}_offset = {start};")
+                if buffer.zeroed:
+                    lines.append(f"    check_cuda(cudaMemsetAsync(scratch + scratch{index}_offset, "
+                                 f"0, scratch_bytes({buffer.numel}, {buffer.element_bytes}), "
+                                 "stream),")
+                    lines.append(f"               \"clearing scratch buffer {index}\");")
         for position, launch in enumerate(structure.launches):
             kernel = _kernel_target(op, structures, launch, dtype)
             lines.append(f"    // {launch.where}: {launch.line}")
@@ -187,7 +325,7 @@ def launcher(op, structures, dtype):
             for k, argument in enumerate(runtime):
                 end = ");" if k == len(runtime) - 1 else ","
                 label = f"/* {argument.name:<{width}} */"
-                lines.append(f"        {label} {_argument_text(argument)}{end}")
+                lines.append(f"        {label} {_argument_text(argument, dtype)}{end}")
         lines.append("    return;")
         lines.append("  }")
     lines.append(f"  throw ap::Error(\"{op.qualname}: no launch generated for these ranks or "
@@ -199,8 +337,15 @@ def launcher(op, structures, dtype):
 
 def _uses_floor_div(structures):
     return any("floor_div(" in text and "ap::floor_div(" not in text
-               for s in structures for launch in s.launches
-               for text in launch.grid + [a.cpp for a in launch.arguments])
+               for s in structures
+               for text in [b.numel for b in s.scratch] + [t for launch in s.launches
+                                                         for t in launch.grid
+                                                         + [a.cpp for a in launch.arguments]])
+
+
+def needs_cuda_runtime(op, structures):
+    """In-place copies and cleared scratch buffers call the CUDA runtime."""
+    return bool(op.mutated) or any(b.zeroed for s in structures for b in s.scratch)
 
 
 def cpp_source(op, structures, dtypes, provenance):
@@ -221,10 +366,12 @@ def cpp_source(op, structures, dtypes, provenance):
         "#include <array>",
         "#include <cstdint>",
         "#include <limits>",
-        "#include <span>",
-        "#include <string>",
-        "",
     ]
+    if any(a.optional for a in op.arguments):
+        out.append("#include <optional>")
+    out += ["#include <span>", "#include <string>", ""]
+    if needs_cuda_runtime(op, structures):
+        out += ["#include <cuda_runtime_api.h>", ""]
     out += [f"#include \"triton_kernels/{k}.h\"" for k in kernels]
     out += ["", "namespace ap = autoplugin;", "", "namespace {", "",
             "// The host code passes this argument as a 32-bit integer: refused, never truncated.",
@@ -237,6 +384,19 @@ def cpp_source(op, structures, dtypes, provenance):
             "  }",
             "  return static_cast<std::int32_t>(value);",
             "}", ""]
+    if needs_cuda_runtime(op, structures):
+        out += ["void check_cuda(cudaError_t status, const char* what) {",
+                "  if (status != cudaSuccess) {",
+                f"    throw ap::Error(std::string(\"{op.qualname}: \") + what + \": \" +",
+                "                    cudaGetErrorString(status));",
+                "  }",
+                "}", ""]
+    if _uses_workspace(structures):
+        out += [f"// A scratch buffer's bytes in the workspace, rounded up to {SCRATCH_ALIGNMENT}.",
+                "std::int64_t scratch_bytes(std::int64_t elements, std::int64_t element_bytes) {",
+                f"  return ap::triton::cdiv(elements * element_bytes, {SCRATCH_ALIGNMENT}) * "
+                f"{SCRATCH_ALIGNMENT};",
+                "}", ""]
     if _uses_floor_div(structures):
         out += ["// Python's //: rounds toward negative infinity.",
                 "std::int64_t floor_div(std::int64_t a, std::int64_t b) {",
@@ -248,13 +408,21 @@ def cpp_source(op, structures, dtypes, provenance):
                "attributes.")
     out.append(shape_function(op, structures))
     out.append("")
+    if _uses_workspace(structures):
+        out.append("// Workspace: the scratch buffers the host code allocates.")
+        out.append(workspace_function(op, structures))
+        out.append("")
     out.append("// Launchers, one per dtype, each with its own kernel compiled ahead of time.")
     for dtype in dtypes:
         out.append(launcher(op, structures, dtype))
         out.append("")
     launchers = ", ".join(f"{op.name}_{dtype}" for dtype in dtypes)
     out.append(f"AUTOPLUGIN_OP(\"{op.schema}\",")
-    out.append(f"              {op.name}_shape, {launchers});")
+    if _uses_workspace(structures):
+        out.append(f"              {op.name}_shape, {launchers})")
+        out.append(f"    .workspace({op.name}_workspace);")
+    else:
+        out.append(f"              {op.name}_shape, {launchers});")
     return "\n".join(out) + "\n"
 
 
@@ -263,8 +431,8 @@ def cmake_lists(op, structures, dtypes, kernel_file_name, arch):
         f"# {op.qualname}: generated by `python3 -m autoplugin.from_torch` from "
         f"{kernel_file_name}.",
         "# Configure with CMAKE_PREFIX_PATH pointing to an installed autoplugin (built with",
-        "# TensorRT headers and the CUDA toolkit); Python with triton compiles the kernels ahead",
-        "# of time.",
+        "# TensorRT headers and the CUDA toolkit). Where Python has triton, the kernels are",
+        "# compiled ahead of time in the build; elsewhere the artefacts in aot/ are used.",
         "cmake_minimum_required(VERSION 3.25)",
         f"project({op.name}_plugin LANGUAGES CXX)",
         "set(CMAKE_CXX_STANDARD 20)",
@@ -293,6 +461,8 @@ def cmake_lists(op, structures, dtypes, kernel_file_name, arch):
                     f"  NUM_WARPS {launch.num_warps} NUM_STAGES {launch.num_stages} "
                     f"ARCH ${{{op.name.upper()}_ARCH}})",
                 ]
+    if needs_cuda_runtime(op, structures):
+        targets.append("CUDA::cudart")
     lines += ["", f"autoplugin_add_library({op.name}_plugin SOURCES {op.name}.cpp)",
               f"target_link_libraries({op.name}_plugin PRIVATE {' '.join(targets)})", ""]
     return "\n".join(lines)
@@ -334,21 +504,24 @@ def cases(op, structures, dtypes):
         expected = [list(s) for s in evaluate_shapes(structure.traced.outputs, values)]
         attributes = {a.name: _case_value(a, example[a.name]) for a in op.attributes}
         tensors = [a for a in op.arguments if a.kind == "Tensor"]
-        lows, highs = _profile(op, structure, tensors)
-        tag = "_".join(str(len(example[a.name])) for a in op.arguments
-                       if a.kind == "Tensor" or a.kind.endswith("[]"))
+        lows, highs = _profile(op, structure, [t for t in tensors if example[t.name] is not None])
+        tag = "_".join("0" if example[a.name] is None else str(len(example[a.name]))
+                       for a in op.arguments if a.kind == "Tensor" or a.kind.endswith("[]"))
         for dtype in dtypes:
+            # an absent Tensor? is null
             result.append({"name": f"{DTYPE_SHORT[dtype]}_static_{tag}",
-                           "inputs": [{"dtype": dtype, "shape": example[t.name]} for t in tensors],
+                           "inputs": [None if example[t.name] is None else
+                                      {"dtype": dtype, "shape": example[t.name]} for t in tensors],
                            "attributes": attributes, "expect_shapes": expected})
-            dynamic = [{"dtype": dtype, "min": lows[t.name], "opt": example[t.name],
+            dynamic = [None if example[t.name] is None else
+                       {"dtype": dtype, "min": lows[t.name], "opt": example[t.name],
                         "max": highs[t.name]} for t in tensors]
             result.append({"name": f"{DTYPE_SHORT[dtype]}_dynamic_{tag}", "inputs": dynamic,
                            "attributes": attributes, "expect_shapes": expected})
     return {"op": op.qualname, "cases": result}
 
 
-def write_project(op, structures, dtypes, out_dir, provenance, arch):
+def write_project(op, structures, dtypes, out_dir, provenance, arch, log=print, artefacts=True):
     directory = Path(out_dir) / op.name
     directory.mkdir(parents=True, exist_ok=True)
     kernel_files = {launch.kernel_file for s in structures for launch in s.launches}
@@ -362,7 +535,54 @@ def write_project(op, structures, dtypes, out_dir, provenance, arch):
         cmake_lists(op, structures, dtypes, kernel_file.name, arch))
     case_file = json.dumps(cases(op, structures, dtypes), indent=1) + "\n"
     (directory / "cases.json").write_text(case_file)
+    if artefacts:
+        ship_artefacts(op, structures, dtypes, directory, kernel_file.name, arch, log)
     return directory
+
+
+def _triton_aot_script():
+    """tools/triton_aot.py of a source checkout, or the installed one beside autoplugin's CMake
+    files (PREFIX/share/autoplugin/python/autoplugin/... -> PREFIX/lib*/cmake/autoplugin)."""
+    here = Path(__file__).resolve()
+    candidates = [here.parents[3] / "tools" / "triton_aot.py"]
+    if len(here.parents) > 5:
+        prefix = here.parents[5]
+        candidates += sorted(prefix.glob("lib*/cmake/autoplugin/triton_aot.py"))
+    return next((c for c in candidates if c.is_file()), None)
+
+
+def ship_artefacts(op, structures, dtypes, directory, kernel_file_name, arch, log):
+    """Compiles each kernel ahead of time into the project's aot/ folder (what
+    autoplugin_add_triton_kernel builds from where Python has no Triton), so that the project
+    builds on a machine without Triton."""
+    import subprocess
+    import sys
+    script = _triton_aot_script()
+    if script is None:
+        log(f"{op.qualname}: note: triton_aot.py not found beside the package; the project "
+            "compiles its kernels when it is built (Triton needed there)")
+        return
+    compiled = set()
+    for structure in structures:
+        for launch in structure.launches:
+            for dtype in dtypes:
+                target = _kernel_target(op, structures, launch, dtype)
+                if target in compiled:
+                    continue
+                compiled.add(target)
+                result = subprocess.run(
+                    [sys.executable, str(script), "compile", "--source",
+                     str(directory / kernel_file_name), "--kernel", launch.kernel_name,
+                     "--signature", launch.signature(dtype), "--name", target,
+                     "--num-warps", str(launch.num_warps), "--num-stages",
+                     str(launch.num_stages), "--arch", str(arch), "--out-dir",
+                     str(directory / "aot")], capture_output=True, text=True)
+                if result.returncode != 0:
+                    from .discover import GenerationError
+                    raise GenerationError(
+                        f"op '{op.qualname}': Triton could not compile '{launch.kernel_name}' "
+                        f"for {launch.signature(dtype)} ({launch.where}): "
+                        f"{result.stderr.strip().splitlines()[-1] if result.stderr else ''}")
 
 
 def file_digest(path):

@@ -40,7 +40,7 @@ def environment(op, point, input_shapes, output_shapes):
             stride *= shape[axis]
 
     for argument in op.arguments:
-        if argument.kind == "Tensor":
+        if argument.kind == "Tensor" and argument.name in input_shapes:  # not an absent Tensor?
             tensor_atoms(argument.name, input_shapes[argument.name])
     for index, shape in enumerate(output_shapes):
         tensor_atoms(output_name(op, index), shape)
@@ -54,8 +54,9 @@ def environment(op, point, input_shapes, output_shapes):
     return Environment(atoms)
 
 
-def _candidates(envs, constants):
-    """(C++ text, function of an environment) from the simplest."""
+def _candidates(envs, constants, cap=None):
+    """(C++ text, function of an environment) from the simplest; last, each size, element count
+    or ceiling division capped at `cap` (a grid of at most one program per multiprocessor)."""
     names = list(envs[0].atoms)
     for name in names:
         yield name, lambda env, n=name: env.atoms[n]
@@ -85,6 +86,13 @@ def _candidates(envs, constants):
                    lambda env, n=name, d=divisor: env.atoms[n] // d)
     for a, b in combinations(names, 2):
         yield f"{a} * {b}", lambda env, a=a, b=b: env.atoms[a] * env.atoms[b]
+    if cap is not None:
+        for name in names:
+            yield (f"std::min<std::int64_t>({cap}, {name})",
+                   lambda env, n=name: min(cap, env.atoms[n]))
+            for divisor in divisors:
+                yield (f"std::min<std::int64_t>({cap}, ap::triton::cdiv({name}, {divisor}))",
+                       lambda env, n=name, d=divisor: min(cap, -(-env.atoms[n] // d)))
 
 
 def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
@@ -101,12 +109,13 @@ def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
             if all(bool(env.atoms[name]) == bool(v) and isinstance(env.atoms[name], bool)
                    for env, v in zip(fit_envs + check_envs, values)):
                 return name
-        raise GenerationError(f"{context}: a bool that is neither constant nor a bool attribute")
+        raise GenerationError(f"{context}: a bool that is neither constant nor a bool attribute; "
+                              "make it a bool attribute of the op, or a constexpr")
     fit_values = [int(v) for v in fit_values]
     check_values = [int(v) for v in check_values]
     if len(set(fit_values + check_values)) == 1:
         return str(fit_values[0])
-    for text, function in _candidates(fit_envs, constants):
+    for text, function in _candidates(fit_envs, constants, max(fit_values + check_values)):
         try:
             if all(_integral(function(env)) == v for env, v in zip(fit_envs, fit_values)):
                 break
@@ -117,13 +126,15 @@ def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
             f"{context} cannot be recovered: its values {fit_values} at the sampled points are not "
             "a constant, a size, an element count, a stride, an attribute (element), or a simple "
             "combination of these (sum, difference, min, max, multiple, ceiling or floor division "
-            "by a constant, product of two)")
+            "by a constant, product of two). Compute it in the kernel from the sizes it is given, "
+            "or make it an attribute of the op")
     for env, value in zip(check_envs, check_values):
         if _integral(function(env)) != value:
             raise GenerationError(
                 f"{context} cannot be recovered: '{text}' matches the fitting samples but gives "
                 f"{function(env)} where the host code passes {value} "
-                f"(at {_describe(env)})")
+                f"(at {_describe(env)}). Compute it in the kernel from the sizes it is given, or "
+                "make it an attribute of the op")
     return text
 
 
@@ -143,7 +154,8 @@ def _fit_float(values, envs, context):
                for env, v in zip(envs, floats)):
             return f"static_cast<float>({name})"
     raise GenerationError(f"{context} cannot be recovered: a float that is neither constant nor "
-                          f"a float attribute (values {floats[:4]}...)")
+                          f"a float attribute (values {floats[:4]}...); make it a float attribute "
+                          "of the op")
 
 
 def _float_literal(value):

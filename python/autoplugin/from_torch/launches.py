@@ -1,12 +1,18 @@
 """Kernel launches recovered from the op's host code.
 
-The host code (the custom op's body) is run on CPU tensors at sampled shapes and attribute
-values, with every `kernel[grid](...)` intercepted: the launch is recorded and the kernel does not
-run, so no GPU is needed and NumPy scalars are accepted wherever they appear. Each kernel argument
-and each grid extent is then identified across the samples (fitting.py) as an input or output
-tensor, a size, a product of sizes, an attribute (element) or a constant, and checked on further
-samples. Each sample runs twice with different tensor contents: a value that changes with the
-contents cannot be computed from shapes and attributes, and is refused.
+The host code (the custom op's body) is run on fake CUDA tensors (PyTorch's FakeTensorMode: shapes,
+dtypes and device "cuda", no memory and no GPU) at sampled shapes and attribute values, with
+`torch.cuda`'s device queries answered as a GPU of the target architecture would, and with every
+`kernel[grid](...)` intercepted: the launch is recorded and the kernel does not run. Host code that
+asserts it is on a GPU (`x.is_cuda`, `torch.cuda.device(x.device)`, ...) runs as it would there;
+host code that reads tensor contents (`.item()`, `float(t)`) is refused, since a plugin computes
+its launches from shapes and attributes only.
+
+Each tensor a kernel receives is identified by its storage (a view of an output is the output):
+an input, an output (shapes and dtypes as the fake implementation gives them, which is what
+TensorRT allocates), or a buffer the host code allocates (the plugin's workspace). Each scalar
+argument and each grid extent is identified across the samples (fitting.py) as a size, a product
+of sizes, an attribute (element) or a constant, and checked on further samples.
 """
 import contextlib
 import random
@@ -41,8 +47,8 @@ class RecordedLaunch:
 @dataclass
 class RecoveredArgument:
     name: str
-    kind: str  # "input", "output", "scalar", "constexpr"
-    cpp: str = ""  # C++ expression (scalars), tensor name (pointers)
+    kind: str  # "input", "output", "workspace", "scalar", "constexpr"
+    cpp: str = ""  # C++ expression (scalars), tensor name (pointers), buffer index (workspace)
     triton_type: str = ""  # "i32", "fp32", ...; pointers: the element type per dtype
     pointer_types: dict = field(default_factory=dict)  # dtype -> "*fp32"
     constexpr: str = ""
@@ -62,13 +68,38 @@ class RecoveredLaunch:
     def signature(self, dtype):
         entries = []
         for argument in self.arguments:
-            if argument.kind in ("input", "output"):
+            if argument.kind in ("input", "output", "workspace"):
                 entries.append(argument.pointer_types[dtype])
             elif argument.kind == "constexpr":
                 entries.append(argument.constexpr)
             else:
                 entries.append(argument.triton_type)
         return ", ".join(entries)
+
+
+@dataclass
+class ScratchBuffer:
+    """A buffer the host code allocates and a kernel uses: a slice of the plugin's workspace."""
+    numel: str  # C++ expression of the launcher's shapes and attributes
+    element_bytes: int  # the largest over the generated dtypes
+    zeroed: bool  # allocated with zeros: the launcher clears it before the first launch
+    where: str
+    line: str
+
+
+@dataclass
+class RecoveredLaunches:
+    launches: list  # RecoveredLaunch
+    scratch: list  # ScratchBuffer, indexed by the workspace arguments' cpp
+    notes: list  # what the user should know: host allocations the plugin replaces, ...
+
+
+class HostFailure(Exception):
+    """The host code raised at a sampled point (an assertion about the sizes, ...)."""
+
+    def __init__(self, shapes, where, error):
+        super().__init__(f"{shapes}{where}: {type(error).__name__}: {error}")
+        self.shapes, self.where, self.error = shapes, where, error
 
 
 def _launch_site(module_path):
@@ -95,7 +126,8 @@ def intercepted_launches(records, module_path):
         missing = [name for name in names if name not in arguments]
         if missing:
             raise GenerationError(f"{where}: launch of '{self.fn.__name__}' passes no value for "
-                                  f"{', '.join(missing)}")
+                                  f"{', '.join(missing)}: pass every parameter that has no "
+                                  "default")
         if callable(grid):
             grid = grid(dict(arguments))
         grid = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
@@ -120,49 +152,205 @@ def intercepted_launches(records, module_path):
         Autotuner.run = original_autotuner
 
 
-def _run_body(op, point, dtype, seed):
-    """Runs the op's host code at `point`; returns (recorded launches, inputs, outputs)."""
-    generator = torch.Generator().manual_seed(seed)
-    call, inputs = {}, {}
-    for argument in op.arguments:
-        value = point[argument.name]
-        if argument.kind == "Tensor":
-            tensor = torch.randn(value, generator=generator).to(dtype)
-            call[argument.name] = inputs[argument.name] = tensor
-        else:
-            call[argument.name] = value
+class _DeviceGuard:
+    """torch.cuda.device(...) on a machine without a GPU: the guard and nothing else."""
+
+    def __init__(self, device=None):
+        self.idx = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _Stream:
+    cuda_stream = 0
+    device = torch.device("cuda", 0)
+
+    def synchronize(self):
+        return None
+
+    def wait_stream(self, other):
+        return None
+
+
+# What a host code may read about the GPU, as an H100/H200 (sm_90) reports it: a launch derived
+# from these (a grid of one program per multiprocessor, ...) is recovered for that GPU.
+MULTIPROCESSORS = 132
+
+
+@contextlib.contextmanager
+def cuda_patched(arch, notes):
+    """torch.cuda and Triton's driver answer as on one GPU of compute capability `arch`; each
+    property read that shapes a launch is noted once."""
+    import types
+    from triton.runtime import driver
+
+    def properties(device=None):
+        notes.add(f"the host code reads the GPU's properties: generated for sm_{arch} with "
+                  f"{MULTIPROCESSORS} multiprocessors")
+        return types.SimpleNamespace(name=f"sm_{arch}", major=arch // 10, minor=arch % 10,
+                                     multi_processor_count=MULTIPROCESSORS,
+                                     total_memory=80 << 30, max_threads_per_multi_processor=2048,
+                                     warp_size=32, regs_per_multiprocessor=65536,
+                                     shared_memory_per_block_optin=232448)
+
+    def triton_properties(device=None):
+        p = properties(device)
+        return {"multiprocessor_count": p.multi_processor_count, "max_shared_mem": 232448,
+                "max_num_regs": 65536, "warpSize": 32, "sm_clock_rate": 1980000,
+                "mem_clock_rate": 2619000, "mem_bus_width": 5120}
+
+    replacements = {
+        "is_available": lambda: True, "is_initialized": lambda: True, "_lazy_init": lambda: None,
+        "device_count": lambda: 1, "current_device": lambda: 0,
+        "set_device": lambda device=None: None, "synchronize": lambda device=None: None,
+        "get_device_capability": lambda device=None: (arch // 10, arch % 10),
+        "get_device_properties": properties, "get_device_name": lambda device=None: f"sm_{arch}",
+        "current_stream": lambda device=None: _Stream(),
+        "default_stream": lambda device=None: _Stream(),
+        "device": _DeviceGuard, "device_of": _DeviceGuard,
+        "stream": lambda stream=None: contextlib.nullcontext(),
+    }
+    fake_driver = types.SimpleNamespace(
+        get_current_device=lambda: 0, set_current_device=lambda device: None,
+        get_current_stream=lambda device=None: 0,
+        get_active_torch_device=lambda: torch.device("cuda", 0),
+        get_device_capability=lambda device=None: (arch // 10, arch % 10),
+        get_current_target=lambda: types.SimpleNamespace(backend="cuda", arch=arch, warp_size=32),
+        utils=types.SimpleNamespace(get_device_properties=triton_properties))
+    originals = {name: getattr(torch.cuda, name) for name in replacements
+                 if hasattr(torch.cuda, name)}
+    original_driver = driver._active
+    for name, value in replacements.items():
+        setattr(torch.cuda, name, value)
+    driver._active = fake_driver
+    try:
+        yield
+    finally:
+        for name in replacements:
+            if name in originals:
+                setattr(torch.cuda, name, originals[name])
+            else:
+                delattr(torch.cuda, name)
+        driver._active = original_driver
+
+
+EMPTY_ALLOCATIONS = {"empty", "empty_like", "new_empty", "empty_strided", "new_empty_strided"}
+ZERO_ALLOCATIONS = {"zeros", "zeros_like", "new_zeros"}
+
+
+def storage_key(tensor):
+    return tensor.untyped_storage()._cdata
+
+
+class _Creations(torch.overrides.TorchFunctionMode):
+    """Which torch function, at which line of the op's module, first made each storage."""
+
+    def __init__(self, module_path):
+        super().__init__()
+        self.module_path = module_path
+        # storage key -> (function name, where, line, tensor); holding the tensor keeps its
+        # storage, so that no key is reused during the run
+        self.made = {}
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        tensors = result if isinstance(result, (tuple, list)) else [result]
+        for tensor in tensors:
+            if isinstance(tensor, torch.Tensor):
+                key = storage_key(tensor)
+                if key not in self.made:
+                    where, line = _launch_site(self.module_path)
+                    self.made[key] = (getattr(func, "__name__", str(func)), where, line,
+                                      tensor)
+        return result
+
+
+@dataclass(eq=False)
+class HostRun:
+    records: list  # RecordedLaunch
+    inputs: dict  # name -> tensor (absent optional inputs left out)
+    outputs: list  # what the host code returns (for an in-place op: the inputs it writes)
+    made: dict  # storage key -> (function, where, line, tensor) of what the host code made
+    point: dict  # the sizes and attributes it ran at
+
+
+def _run_body(op, point, dtype, arch=90, notes=None):
+    """Runs the op's host code at `point` on fake CUDA tensors of `dtype`."""
+    from torch._subclasses.fake_tensor import (DataDependentOutputException,
+                                               DynamicOutputShapeException, FakeTensorMode)
     records = []
-    with intercepted_launches(records, op.module_path):
-        try:
-            result = op.body(**call)
-        except GenerationError as error:  # from the intercepted launch: name the op
-            if str(error).startswith("op '"):
-                raise
-            raise GenerationError(f"op '{op.qualname}': {error}") from None
-        except Exception as error:
-            frames = [f for f in traceback.extract_tb(error.__traceback__)
-                      if Path(f.filename).resolve() == op.module_path]
-            at = f" at {op.module_path.name}:{frames[-1].lineno} ({frames[-1].line.strip()})" \
-                if frames else ""
-            raise GenerationError(f"op '{op.qualname}': its host code failed on CPU tensors "
-                                  f"{ {k: list(v.shape) for k, v in inputs.items()} }{at}: "
-                                  f"{type(error).__name__}: {error}") from None
-    outputs = list(result) if isinstance(result, (tuple, list)) else [result]
-    return records, inputs, outputs
+    creations = _Creations(op.module_path)
+    notes = set() if notes is None else notes
+    with FakeTensorMode(), cuda_patched(arch, notes):
+        call, inputs = {}, {}
+        for argument in op.arguments:
+            value = point[argument.name]
+            if argument.kind == "Tensor" and value is not None:
+                call[argument.name] = inputs[argument.name] = torch.empty(value, dtype=dtype,
+                                                                          device="cuda")
+            else:
+                call[argument.name] = value
+        shapes = {k: list(v.shape) for k, v in inputs.items()}
+        attributes = {a.name: point[a.name] for a in op.attributes}
+        with intercepted_launches(records, op.module_path), creations:
+            try:
+                result = op.body(**call)
+            except GenerationError as error:  # from the intercepted launch: name the op
+                if str(error).startswith("op '"):
+                    raise
+                raise GenerationError(f"op '{op.qualname}': {error}") from None
+            except (DataDependentOutputException, DynamicOutputShapeException) as error:
+                raise GenerationError(
+                    f"op '{op.qualname}': its host code reads the tensor contents"
+                    f"{_failure_site(op, error)}, and a plugin computes its launches from "
+                    "shapes and attributes only: compute that value inside the kernel, or pass "
+                    "it as an attribute of the op") from None
+            except Exception as error:
+                raise HostFailure(f"{shapes} {attributes}" if attributes else f"{shapes}",
+                                  _failure_site(op, error), error) from None
+    if op.mutated:
+        outputs = [inputs[a.name] for a in op.mutated]
+    else:
+        outputs = list(result) if isinstance(result, (tuple, list)) else [result]
+        if len(outputs) != op.num_outputs or not all(isinstance(t, torch.Tensor)
+                                                     for t in outputs):
+            raise GenerationError(f"op '{op.qualname}': its host code returns "
+                                  f"{[type(t).__name__ for t in outputs]}; the schema declares "
+                                  f"{op.num_outputs} tensor(s)")
+    return HostRun(records, inputs, outputs, creations.made, point)
 
 
-def _tensor_role(op, value, inputs, outputs):
-    for name, tensor in inputs.items():
-        if value is tensor:
-            return "input", name
-    for index, tensor in enumerate(outputs):
-        if value is tensor or value._base is tensor or (tensor._base is not None and
-                                                         value._base is tensor._base):
+def _failure_site(op, error):
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
+              if Path(f.filename).resolve() == op.module_path]
+    return f" at {op.module_path.name}:{frames[-1].lineno} ({frames[-1].line.strip()})" \
+        if frames else ""
+
+
+def _tensor_role(op, value, run):
+    """("input", name), ("output", index), ("workspace", storage key) or (None, why)."""
+    key = storage_key(value)
+    for index, tensor in enumerate(run.outputs):
+        if storage_key(tensor) == key:
             return "output", index
-    for name, tensor in inputs.items():
-        if value.data_ptr() == tensor.data_ptr():
+    for name, tensor in run.inputs.items():
+        if storage_key(tensor) == key:
             return "input", name
-    return None, None
+    made = run.made.get(key)
+    if made and made[0] in EMPTY_ALLOCATIONS | ZERO_ALLOCATIONS:
+        return "workspace", key
+    if made:
+        return None, (f"a tensor the host code computes with '{made[0]}' ({made[1]}: {made[2]}); "
+                      "a plugin passes its kernels only the op's inputs, outputs and scratch "
+                      "memory (torch.empty/zeros): compute it inside a kernel, or make it an "
+                      "input of the op")
+    return None, ("a tensor that is neither an input nor an output of the op, nor a buffer the "
+                  "host code allocates (torch.empty/zeros): pass the kernel the op's tensors, "
+                  "views of them, or buffers the host code allocates")
 
 
 MAX_SAMPLE_ELEMENTS = 1 << 21
@@ -185,14 +373,17 @@ def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
     ties = tied_extents(requires, symbols)
     targets = [None] * count
     if long_axes:
-        targets = [(a.name, axis) for a in op.tensors for axis in range(len(example[a.name]))]
+        targets = [(a.name, axis) for a in op.tensors if example[a.name] is not None
+                   for axis in range(len(example[a.name]))]
     points = []
     for target in targets:
         for _ in range(2000):
             point = {}
             for argument in op.arguments:
                 value = example[argument.name]
-                if argument.kind == "Tensor":
+                if argument.kind == "Tensor" and value is None:
+                    point[argument.name] = None
+                elif argument.kind == "Tensor":
                     if target is None:
                         shape = [rng.randint(1, 16) if rng.random() < 0.5 else
                                  int(round(2 ** rng.uniform(0, 10))) for _ in value]
@@ -215,7 +406,8 @@ def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
                 else:
                     point[argument.name] = value
             tie(point, ties, keep=target)
-            elements = sum(_numel(point[a.name]) for a in op.tensors)
+            elements = sum(_numel(point[a.name]) for a in op.tensors
+                           if point[a.name] is not None)
             values = _values(symbols, point)
             if elements <= MAX_SAMPLE_ELEMENTS and all(bool(r.xreplace(values)) for r in requires):
                 points.append(point)
@@ -235,56 +427,152 @@ def _numel(shape):
     return total
 
 
-def recover_launches(op, example, traced, dtypes, samples=12, seed=1):
+def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
+                     example_equalities=True, log=print):
     """The launches of the op's host code for one structure (ranks, list lengths)."""
     rng = random.Random(seed)
-    points = _sample_points(op, example, traced.requires, traced.symbols, 2 * samples, rng)
-    points += _sample_points(op, example, traced.requires, traced.symbols, 0, rng, long_axes=True)
-    runs = []  # per point: (records, inputs, outputs)
-    for index, point in enumerate(points):
-        first = _run_body(op, point, torch.float32, seed=2 * index)
-        second = _run_body(op, point, torch.float32, seed=2 * index + 1)
-        _same_launches(op, point, first[0], second[0], content_changed=True)
-        runs.append(first)
+    notes = set()
+    _relations_between_inputs(op, example, traced, rng, arch, example_equalities, notes, log)
+    # Fitted on the points with one long axis each and `samples` others, checked on the rest.
+    points = _sample_points(op, example, traced.requires, traced.symbols, 0, rng, long_axes=True)
+    samples += len(points)
+    points += _sample_points(op, example, traced.requires, traced.symbols, 2 * samples, rng)
+    runs = [_checked_run(op, point, torch.float32, arch, notes) for point in points]
     for point, run in zip(points[1:], runs[1:]):
-        _same_launches(op, point, runs[0][0], run[0], content_changed=False)
-    envs = [fitting.environment(op, point, {k: list(t.shape) for k, t in run[1].items()},
-                                [list(t.shape) for t in run[2]])
-            for point, run in zip(points, runs)]
+        _same_launches(op, runs[0].records, run.records)
+    plugin_shapes = [_plugin_outputs(op, point, torch.float32) for point in points]
+    _note_host_allocations(op, runs[0], plugin_shapes[0], dtypes, arch, notes)
+    envs = [fitting.environment(op, point, {k: list(t.shape) for k, t in run.inputs.items()},
+                                [list(t.shape) for t in outputs])
+            for point, run, outputs in zip(points, runs, plugin_shapes)]
+    dtype_runs = {d: _checked_run(op, points[0], DTYPES[d], arch, notes) for d in dtypes}
+    plugin_dtypes = {d: [t.dtype for t in _plugin_outputs(op, points[0], DTYPES[d])]
+                     for d in dtypes}
+    scratch = _scratch_buffers(op, runs, envs, samples, dtype_runs)
     launches = []
-    for position, record in enumerate(runs[0][0]):
-        recorded = [run[0][position] for run in runs]
+    for position, record in enumerate(runs[0].records):
+        recorded = [run.records[position] for run in runs]
         launches.append(_recover_launch(op, position, record, recorded, envs, runs, samples,
-                                        dtypes, points))
-    return launches
+                                        dtype_runs, scratch, plugin_dtypes))
+    for note in sorted(notes):
+        log(f"{op.qualname}: note: {note}")
+    return RecoveredLaunches(launches, [buffer for buffer, _ in scratch.values()], sorted(notes))
 
 
-def _same_launches(op, point, first, second, content_changed):
-    """The same kernels with the same scalar values (or a refusal naming what differs)."""
-    if [r.kernel for r in first] != [r.kernel for r in second]:
-        why = ("the kernels launched change with the tensor contents" if content_changed else
-               "the kernels launched change with the shapes or attributes")
-        raise GenerationError(f"op '{op.qualname}': {why} ({[r.kernel.fn.__name__ for r in first]} "
-                              f"vs {[r.kernel.fn.__name__ for r in second]}); a plugin needs one "
-                              "launch sequence per structure")
-    if not content_changed:
+def _checked_run(op, point, dtype, arch, notes):
+    """The host code's run at a point the plugin accepts: a failure there is a refusal."""
+    try:
+        return _run_body(op, point, dtype, arch, notes)
+    except HostFailure as failure:
+        if dtype != torch.float32:
+            raise GenerationError(
+                f"op '{op.qualname}': its host code rejects {str(dtype).replace('torch.', '')} "
+                f"inputs{failure.where}: {type(failure.error).__name__}: {failure.error}. "
+                "Generate with --dtypes that it takes") from None
+        raise GenerationError(
+            f"op '{op.qualname}': its host code rejects sizes the plugin would accept, "
+            f"{failure.shapes}{failure.where}: {type(failure.error).__name__}: {failure.error}. "
+            "State that condition in the fake implementation (torch._check(...)) so that the "
+            "plugin requires it") from None
+
+
+def _plugin_outputs(op, point, dtype):
+    """The outputs TensorRT allocates: the fake implementation's (meta tensors)."""
+    from .shapes import fake_outputs
+    outputs = fake_outputs(op, point, dtype)
+    if outputs is None:
+        raise GenerationError(f"op '{op.qualname}': its fake implementation rejects {point}, "
+                              "which its traced requirements accept")
+    return outputs
+
+
+def _note_host_allocations(op, run, plugin_outputs, dtypes, arch, notes):
+    """Notes each output the host code allocates otherwise than the fake says (the plugin's
+    output is the fake's: its kernels get the fake's shape and dtype)."""
+    differences = {}  # output -> the first dtype where the host code allocates otherwise
+    for dtype in dtypes:
+        host = run.outputs if dtype == "float32" else \
+            _checked_run(op, run.point, DTYPES[dtype], arch, notes).outputs
+        plugin = plugin_outputs if dtype == "float32" else \
+            _plugin_outputs(op, run.point, DTYPES[dtype])
+        for index, (mine, theirs) in enumerate(zip(host, plugin)):
+            if list(mine.shape) != list(theirs.shape) or mine.dtype != theirs.dtype:
+                differences.setdefault(index, (dtype, mine, theirs))
+    for index, (dtype, mine, theirs) in differences.items():
+        made = run.made.get(storage_key(run.outputs[index]))
+        at = f" ({made[1]}: {made[2]})" if made else ""
+        notes.add(f"output {index}: the host code allocates {list(mine.shape)} "
+                  f"{str(mine.dtype).replace('torch.', '')}{at} where the fake implementation "
+                  f"gives {list(theirs.shape)} {str(theirs.dtype).replace('torch.', '')} "
+                  f"(inputs {dtype}); the plugin's output is the fake's, and its kernels get "
+                  "that shape and dtype")
+
+
+def _relations_between_inputs(op, example, traced, rng, arch, keep_assumed, notes, log):
+    """Extents of different inputs equal in the example that the fake does not tie (y and x of a
+    vector add): each is tried unequal; where the host code fails, it checks the equality (a
+    requirement, with the line); where it does not, nothing says the kernel can take unequal
+    extents, so the equality is assumed (dropped with keep_assumed=False)."""
+    import sympy
+    from .shapes import tied_extents
+    symbol_of = {(ref.name, ref.index): symbol for symbol, ref in traced.symbols.items()
+                 if ref.kind == "extent"}
+    group = {key: key for key in symbol_of}
+
+    def find(key):
+        while group[key] != key:
+            key = group[key]
+        return key
+
+    for a, b in tied_extents(traced.requires, traced.symbols):
+        group[find(a)] = find(b)
+    candidates = []
+    keys = list(symbol_of)
+    for i, a in enumerate(keys):
+        for b in keys[i + 1:]:
+            if a[0] != b[0] and example[a[0]][a[1]] == example[b[0]][b[1]] and find(a) != find(b):
+                group[find(a)] = find(b)
+                candidates.append((a, b, sympy.Eq(symbol_of[a], symbol_of[b])))
+    if not candidates:
         return
-    for a, b in zip(first, second):
-        for name, value in a.arguments.items():
-            other = b.arguments[name]
-            if isinstance(value, torch.Tensor):
-                continue
-            if _plain(value) != _plain(other):
-                raise GenerationError(
-                    f"op '{op.qualname}': argument '{name}' of kernel '{a.kernel.fn.__name__}' "
-                    f"({a.where}: {a.line}) cannot be recovered: its value depends on the tensor "
-                    f"contents ({_plain(value)} and {_plain(other)} for the same sizes and "
-                    f"attributes {point}), and a plugin computes launch arguments from shapes and "
-                    "attributes only")
-        if [_plain(g) for g in a.grid] != [_plain(g) for g in b.grid]:
-            raise GenerationError(f"op '{op.qualname}': the grid of kernel "
-                                  f"'{a.kernel.fn.__name__}' ({a.where}: {a.line}) depends on the "
-                                  "tensor contents")
+    traced.reasons = dict(traced.reasons or {})
+    for a, b, relation in candidates:
+        others = [r for _, _, r in candidates if r is not relation]
+        points = [p for p in _sample_points(op, example, traced.requires + others, traced.symbols,
+                                            6, rng)
+                  if p[a[0]][a[1]] != p[b[0]][b[1]]]
+        failure = None
+        for point in points:
+            try:
+                _run_body(op, point, torch.float32, arch)
+            except HostFailure as error:
+                failure = error
+                break
+        text = f"{a[0]}[{a[1]}] == {b[0]}[{b[1]}]"
+        if failure is not None:
+            site = failure.where.split(" (")[0].replace(" at ", "", 1)
+            traced.reasons[relation] = f"the host code checks it, {site}"
+        elif keep_assumed:
+            traced.reasons[relation] = ("equal in the example; nothing in the fake or the host "
+                                        "code says so")
+            log(f"{op.qualname}: note: requiring {text}: the example has them equal and neither "
+                "the fake implementation nor the host code says whether the kernel takes them "
+                "unequal (add torch._check to the fake to say so, or --no-example-equalities to "
+                "drop such assumptions)")
+        else:
+            log(f"{op.qualname}: note: not requiring {text} (--no-example-equalities)")
+            continue
+        traced.requires.append(relation)
+
+
+def _same_launches(op, first, second):
+    """The same kernels at every sampled point (or a refusal naming what differs)."""
+    if [r.kernel for r in first] != [r.kernel for r in second]:
+        raise GenerationError(f"op '{op.qualname}': the kernels launched change with the shapes "
+                              f"or attributes ({[r.kernel.fn.__name__ for r in first]} vs "
+                              f"{[r.kernel.fn.__name__ for r in second]}); a plugin needs one "
+                              "launch sequence per structure: launch the same kernels at every "
+                              "size, or split the op where the sequence changes")
 
 
 def _plain(value):
@@ -295,6 +583,14 @@ def _plain(value):
     if isinstance(value, torch.Tensor):
         return ("tensor", tuple(value.shape))
     return value
+
+
+def _fit(op, *args):
+    """fitting.fit, its refusal naming the op."""
+    try:
+        return fitting.fit(*args)
+    except GenerationError as error:
+        raise GenerationError(f"op '{op.qualname}': {error}") from None
 
 
 def _scalar_type(values, name, where, line):
@@ -311,11 +607,13 @@ def _scalar_type(values, name, where, line):
         return "i64"
     kinds = sorted({type(v).__name__ for v in values})
     raise GenerationError(f"argument '{name}' ({where}: {line}): values of type "
-                          f"{', '.join(kinds)} have no kernel scalar type (expected int, float, "
-                          "bool or a NumPy scalar)")
+                          f"{', '.join(kinds)} have no kernel scalar type: pass an int, float, "
+                          "bool or NumPy scalar (for an absent optional tensor, pass another "
+                          "tensor and a constexpr flag, as `HAS_BIAS=bias is not None`)")
 
 
-def _recover_launch(op, position, first, recorded, envs, runs, samples, dtypes, points):
+def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_runs, scratch,
+                    plugin_dtypes):
     kernel = first.kernel
     kernel_name = kernel.fn.__name__
     fit_envs, check_envs = envs[:samples], envs[samples:]
@@ -336,12 +634,15 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtypes, 
             continue
         if isinstance(values[0], torch.Tensor):
             arguments.append(_recover_pointer(op, name, context, position, recorded, runs,
-                                              points, dtypes))
+                                              dtype_runs, scratch, plugin_dtypes))
             continue
-        triton_type = _scalar_type(values, name, first.where, first.line)
-        cpp = fitting.fit(values, fit_envs, check_envs, context, triton_type,
-                          [c for c in (_plain(first.arguments[n]) for n in constexprs)
-                           if isinstance(c, int) and not isinstance(c, bool)])
+        try:
+            triton_type = _scalar_type(values, name, first.where, first.line)
+        except GenerationError as error:
+            raise GenerationError(f"op '{op.qualname}': {error}") from None
+        cpp = _fit(op, values, fit_envs, check_envs, context, triton_type,
+                   [c for c in (_plain(first.arguments[n]) for n in constexprs)
+                    if isinstance(c, int) and not isinstance(c, bool)])
         arguments.append(RecoveredArgument(name, "scalar", cpp=cpp, triton_type=triton_type))
     grid = []
     block_sizes = [v for v in (_plain(first.arguments[n]) for n in constexprs)
@@ -349,41 +650,94 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtypes, 
     for axis in range(max(len(r.grid) for r in recorded)):
         values = [r.grid[axis] if axis < len(r.grid) else 1 for r in recorded]
         context = f"grid axis {axis} of kernel '{kernel_name}' ({first.where}: {first.line})"
-        grid.append(fitting.fit(values, fit_envs, check_envs, context, "i64", block_sizes))
+        grid.append(_fit(op, values, fit_envs, check_envs, context, "i64", block_sizes))
     options = {k: _plain(v) for k, v in first.options.items()}
     for record in recorded:
         if {k: _plain(v) for k, v in record.options.items()} != options:
             raise GenerationError(f"op '{op.qualname}': the launch options of '{kernel_name}' "
-                                  f"({first.where}) change with the shapes or attributes")
+                                  f"({first.where}) change with the shapes or attributes; a "
+                                  "kernel is compiled ahead of time with one num_warps and "
+                                  "num_stages: fix them")
     unknown = sorted(set(options) - {"num_warps", "num_stages"})
     if unknown:
         raise GenerationError(f"op '{op.qualname}': launch option(s) {', '.join(unknown)} of "
-                              f"'{kernel_name}' ({first.where}) are not generated")
+                              f"'{kernel_name}' ({first.where}) are not generated: launch with "
+                              "num_warps and num_stages only")
     return RecoveredLaunch(kernel_name, Path(kernel.fn.__code__.co_filename).resolve(), grid,
                            arguments, int(options.get("num_warps", 4)),
                            int(options.get("num_stages", 3)), first.where, first.line)
 
 
-def _recover_pointer(op, name, context, position, recorded, runs, points, dtypes):
+def _workspace_order(op, run):
+    """The storages of the buffers the host code allocates, in the order kernels first get them."""
+    order = []
+    for record in run.records:
+        for value in record.arguments.values():
+            if isinstance(value, torch.Tensor):
+                role, key = _tensor_role(op, value, run)
+                if role == "workspace" and key not in order:
+                    order.append(key)
+    return order
+
+
+def _scratch_buffers(op, runs, envs, samples, dtype_runs):
+    """index -> (ScratchBuffer, its storage key in each run)."""
+    orders = [_workspace_order(op, run) for run in runs]
+    if len({len(order) for order in orders}) != 1:
+        raise GenerationError(f"op '{op.qualname}': its host code allocates a different number "
+                              "of scratch buffers at different sizes; a plugin needs one "
+                              "workspace layout per structure")
+    dtype_orders = {d: _workspace_order(op, run) for d, run in dtype_runs.items()}
+    buffers = {}
+    for index in range(len(orders[0])):
+        made = [run.made[order[index]] for run, order in zip(runs, orders)]
+        function, where, line, _ = made[0]
+        context = f"the scratch buffer the host code allocates at {where} ({line})"
+        numel = _fit(op, [m[3].numel() for m in made], envs[:samples], envs[samples:],
+                     f"the element count of {context}", "i64")
+        element_bytes = max(dtype_runs[d].made[dtype_orders[d][index]][3].element_size()
+                            for d in dtype_runs)
+        buffers[index] = (ScratchBuffer(numel, element_bytes, function in ZERO_ALLOCATIONS,
+                                        where, line),
+                          [order[index] for order in orders])
+    return buffers
+
+
+def _recover_pointer(op, name, context, position, recorded, runs, dtype_runs, scratch,
+                     plugin_dtypes):
     roles = set()
-    for record, (_, inputs, outputs) in zip(recorded, runs):
-        role = _tensor_role(op, record.arguments[name], inputs, outputs)
-        if role[0] is None:
-            raise GenerationError(f"op '{op.qualname}': {context} is a tensor that is neither an "
-                                  "input nor an output of the op (a buffer the host code "
-                                  "allocates); generated plugins pass only the op's tensors")
-        roles.add(role)
+    for position_in_runs, (record, run) in enumerate(zip(recorded, runs)):
+        value = record.arguments[name]
+        role, which = _tensor_role(op, value, run)
+        if role is None:
+            raise GenerationError(f"op '{op.qualname}': {context} is {which}")
+        if value.storage_offset() != 0:
+            raise GenerationError(f"op '{op.qualname}': {context} is a view that starts "
+                                  f"{value.storage_offset()} elements into a tensor; a plugin "
+                                  "passes whole tensors: pass the tensor and the offset")
+        if role == "workspace":
+            which = next(index for index, (_, keys) in scratch.items()
+                         if keys[position_in_runs] == which)
+        roles.add((role, which))
     if len(roles) != 1:
         raise GenerationError(f"op '{op.qualname}': {context} is a different tensor at different "
                               f"sizes ({sorted(map(str, roles))})")
     kind, which = roles.pop()
     pointer_types = {}
-    for dtype in dtypes:
-        records, _, _ = _run_body(op, points[0], DTYPES[dtype], seed=0)
-        tensor = records[position].arguments[name]
-        if tensor.dtype not in TRITON_POINTER_TYPES:
-            raise GenerationError(f"op '{op.qualname}': {context} has dtype {tensor.dtype}, which "
+    for dtype in plugin_dtypes:
+        tensor = dtype_runs[dtype].records[position].arguments[name]
+        role, what = _tensor_role(op, tensor, dtype_runs[dtype])
+        if role is None:
+            raise GenerationError(f"op '{op.qualname}': {context} is, for {dtype} inputs, {what}")
+        if role != kind or (role != "workspace" and what != which):
+            raise GenerationError(f"op '{op.qualname}': {context} is {kind} {which} for float32 "
+                                  f"inputs but {role} {what} for {dtype} inputs; a plugin "
+                                  "passes each kernel parameter the same tensor")
+        element = plugin_dtypes[dtype][which] if kind == "output" else tensor.dtype
+        if element not in TRITON_POINTER_TYPES:
+            raise GenerationError(f"op '{op.qualname}': {context} has dtype {element}, which "
                                   "has no Triton pointer type here")
-        pointer_types[dtype] = "*" + TRITON_POINTER_TYPES[tensor.dtype]
-    cpp = which if kind == "input" else fitting.output_name(op, which)
+        pointer_types[dtype] = "*" + TRITON_POINTER_TYPES[element]
+    cpp = {"input": which, "output": fitting.output_name(op, which) if kind == "output" else "",
+           "workspace": str(which)}[kind]
     return RecoveredArgument(name, kind, cpp=cpp, pointer_types=pointer_types)

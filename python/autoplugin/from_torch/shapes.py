@@ -10,8 +10,11 @@ strides) are dropped; an inequality guard is dropped where the fake accepts samp
 outside it and gives the traced formula's shape at all of them, else kept as an `ap::require`.
 A point inside the kept guards where the formula and the fake disagree is a refusal.
 """
+import contextlib
 import random
+import traceback
 from dataclasses import dataclass
+from pathlib import Path
 
 import sympy
 import torch
@@ -31,10 +34,11 @@ class SymbolRef:
     kind: str  # "extent" or "attr"
     name: str  # the argument
     index: object  # the axis, the list element, or None for a scalar attribute
+    optional: bool = False  # an extent of a `Tensor?` (std::optional<ap::Shape> in C++)
 
     def cpp(self):
         if self.kind == "extent":
-            return f"{self.name}[{self.index}]"
+            return f"(*{self.name})[{self.index}]" if self.optional else f"{self.name}[{self.index}]"
         return self.name if self.index is None else f"{self.name}_{self.index}"
 
     def value(self, point):
@@ -49,6 +53,26 @@ class TracedShapes:
     requires: list  # sympy relations that must hold
     symbols: dict  # sympy.Symbol -> SymbolRef
     unreachable: list  # sampled points the fake rejects although every require holds
+    reasons: dict = None  # relation -> where it comes from (default: a guard of the fake)
+
+    def reason(self, relation):
+        return (self.reasons or {}).get(relation, "a guard of the fake implementation")
+
+
+def fake_call(op, values):
+    """(args, kwargs) for the fake as PyTorch calls it: positionally, but for keyword-only
+    arguments (a fake may name its parameters differently from the op)."""
+    args = [values[a.name] for a in op.arguments if not a.keyword_only]
+    kwargs = {a.name: values[a.name] for a in op.arguments if a.keyword_only}
+    return args, kwargs
+
+
+def fake_results(op, values, result):
+    """The fake's outputs as a list; for an in-place op (it returns None), the tensors it
+    writes."""
+    if op.mutated:
+        return [values[a.name] for a in op.mutated]
+    return list(result) if isinstance(result, (tuple, list)) else [result]
 
 
 def _trace_value(value):
@@ -61,7 +85,7 @@ def _equal_in_example(op, example):
     two or more extents share."""
     groups = {}
     for argument in op.arguments:
-        if argument.kind == "Tensor":
+        if argument.kind == "Tensor" and example[argument.name] is not None:
             for axis, extent in enumerate(example[argument.name]):
                 groups.setdefault(extent, []).append((argument.name, axis))
     return [group for group in groups.values() if len(group) > 1]
@@ -108,13 +132,16 @@ def _trace(op, example, ties):
 
     for argument in op.arguments:
         value = example[argument.name]
-        if argument.kind == "Tensor":
+        if argument.kind == "Tensor" and value is None:
+            call[argument.name] = None
+        elif argument.kind == "Tensor":
             shape = [tied_extent.get((argument.name, axis)) or next(extents)
                      for axis in range(len(value))]
             context = StatelessSymbolicContext(dynamic_sizes=[DimDynamic.DYNAMIC] * len(shape))
             fake = mode.from_tensor(torch.empty(shape), symbolic_context=context)
             for axis, extent in enumerate(fake.shape):
-                symbols[extent.node.expr] = SymbolRef("extent", argument.name, axis)
+                symbols[extent.node.expr] = SymbolRef("extent", argument.name, axis,
+                                                      argument.optional)
             call[argument.name] = fake
         elif argument.kind == "int":
             node, symbol = symint(_trace_value(value), argument.name)
@@ -129,19 +156,49 @@ def _trace(op, example, ties):
             call[argument.name] = nodes
         else:
             call[argument.name] = value
-    with mode:
+    checks = []
+    with mode, _recording_checks(checks, op):
         try:
-            result = op.fake(**call)
+            args, kwargs = fake_call(op, call)
+            result = op.fake(*args, **kwargs)
         except Exception as error:
             raise GenerationError(f"op '{op.qualname}': its fake implementation failed when traced "
                                   f"with symbolic sizes: {type(error).__name__}: {error}") from None
-    results = list(result) if isinstance(result, (tuple, list)) else [result]
+    results = fake_results(op, call, result)
     outputs = [[sympy.sympify(d.node.expr if isinstance(d, torch.SymInt) else d) for d in r.shape]
                for r in results]
     guards = [g.expr for g in env.guards]
     for asserts in env.deferred_runtime_asserts.values():
         guards.extend(a.expr for a in asserts)
-    return outputs, _candidate_requires(guards), symbols
+    return outputs, _candidate_requires(guards), symbols, checks
+
+
+@contextlib.contextmanager
+def _recording_checks(checks, op):
+    """Records each `torch._check(condition)` of the fake as (relation, where): PyTorch proves
+    some of them from its own assumptions (a size is at least 2) and records no guard, but the
+    fake states what the op needs, so each becomes a requirement."""
+    original = torch._check
+
+    def check(condition, *args, **kwargs):
+        if isinstance(condition, torch.SymBool):
+            relation = sympy.sympify(condition.node.expr)
+            if relation not in (sympy.true, sympy.false):
+                checks.append((relation, _fake_site(op)))
+        return original(condition, *args, **kwargs)
+
+    torch._check = check
+    try:
+        yield
+    finally:
+        torch._check = original
+
+
+def _fake_site(op):
+    for frame in reversed(traceback.extract_stack()):
+        if Path(frame.filename).resolve() == op.module_path:
+            return f"{op.module_path.name}:{frame.lineno}"
+    return op.module_path.name
 
 
 def _between_symbols(guard):
@@ -188,7 +245,9 @@ def _sample_point(op, example, rng):
     point = {}
     for argument in op.arguments:
         value = example[argument.name]
-        if argument.kind == "Tensor":
+        if argument.kind == "Tensor" and value is None:
+            point[argument.name] = None
+        elif argument.kind == "Tensor":
             point[argument.name] = [rng.choice([0, 1]) if rng.random() < 0.1 else rng.randint(2, 30)
                                      for _ in value]
         elif argument.kind == "int":
@@ -202,19 +261,26 @@ def _sample_point(op, example, rng):
     return point
 
 
-def concrete_output_shapes(op, point):
-    """The fake's output shapes at a point (meta tensors), or None when the fake raises."""
+def fake_outputs(op, point, dtype=torch.float32):
+    """The fake's outputs at a point as meta tensors (inputs of `dtype`), or None when the fake
+    raises."""
     call = {}
     for argument in op.arguments:
         value = point[argument.name]
-        call[argument.name] = (torch.empty(value, device="meta") if argument.kind == "Tensor"
-                               else value)
+        call[argument.name] = (torch.empty(value, device="meta", dtype=dtype)
+                               if argument.kind == "Tensor" and value is not None else value)
     try:
-        result = op.fake(**call)
+        args, kwargs = fake_call(op, call)
+        result = op.fake(*args, **kwargs)
     except Exception:  # the fake rejects these sizes or attributes
         return None
-    results = list(result) if isinstance(result, (tuple, list)) else [result]
-    return [tuple(int(d) for d in r.shape) for r in results]
+    return fake_results(op, call, result)
+
+
+def concrete_output_shapes(op, point):
+    """The fake's output shapes at a point (meta tensors), or None when the fake raises."""
+    results = fake_outputs(op, point)
+    return None if results is None else [tuple(int(d) for d in r.shape) for r in results]
 
 
 def _values(symbols, point):
@@ -230,7 +296,12 @@ def _holds(condition, values):
 
 
 def traced_shapes(op, example, samples=400, seed=0):
-    outputs, candidates, symbols = trace(op, example)
+    outputs, candidates, symbols, checks = trace(op, example)
+    reasons = {}
+    for relation, where in checks:
+        reasons[relation] = f"torch._check in the fake implementation, {where}"
+        if relation not in candidates:
+            candidates.append(relation)
     ties = tied_extents(candidates, symbols)
     rng = random.Random(seed)
     points = []
@@ -249,6 +320,8 @@ def traced_shapes(op, example, samples=400, seed=0):
 
     requires = list(candidates)
     for guard in list(requires):
+        if guard in reasons:
+            continue  # the fake states it: kept
         others = [g for g in requires if g is not guard]
         # Points the fake rejects say nothing about the formula: the guard goes when the fake
         # accepts points outside it and gives the formula's shape at every one of them.
@@ -274,7 +347,7 @@ def traced_shapes(op, example, samples=400, seed=0):
                 f"({_show(outputs)}) does not hold at {point}: the fake gives {concrete}. Its "
                 "shape depends on a branch the trace could not see; give an --example on the "
                 "branch you need, or make the fake branch-free (torch.sym_max, torch.sym_min)")
-    return TracedShapes(outputs, requires, symbols, unreachable)
+    return TracedShapes(outputs, requires, symbols, unreachable, reasons)
 
 
 def _show(outputs):

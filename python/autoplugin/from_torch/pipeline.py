@@ -15,10 +15,12 @@ class Structure:
     example: dict  # argument -> shape (tensors) or value (attributes)
     traced: object  # shapes.TracedShapes
     launches: list  # launches.RecoveredLaunch
+    scratch: list  # launches.ScratchBuffer: the workspace's buffers
 
 
 def _complete_example(op, text, values):
-    missing = [a.name for a in op.arguments if a.name not in values and a.default is None]
+    missing = [a.name for a in op.arguments
+               if a.name not in values and a.default is None and not a.optional]
     unknown = sorted(set(values) - {a.name for a in op.arguments})
     if missing or unknown:
         raise GenerationError(f"--example {text!r}: "
@@ -28,10 +30,14 @@ def _complete_example(op, text, values):
     example = {}
     for argument in op.arguments:
         value = values.get(argument.name, argument.default)
+        if argument.kind == "Tensor" and value is None and argument.optional:
+            example[argument.name] = None  # absent: the structure without it
+            continue
         if argument.kind == "Tensor" and not (isinstance(value, list) and
                                               all(isinstance(e, int) for e in value)):
             raise GenerationError(f"--example {text!r}: tensor '{argument.name}' is given by its "
-                                  "shape, a list of integers")
+                                  "shape, a list of integers"
+                                  + (" (or None: absent)" if argument.optional else ""))
         example[argument.name] = list(value) if isinstance(value, (list, tuple)) else value
     return example
 
@@ -43,7 +49,8 @@ def _where(function):
         return "?"
 
 
-def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90, log=print):
+def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90, log=print,
+             example_equalities=True, artefacts=True):
     import torch
     import triton
 
@@ -56,12 +63,12 @@ def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90,
                               f"{', '.join(SUPPORTED_DTYPES)}")
     found = find_ops(module, ops)
     if not examples:
+        import sys
         examples = []
-        for op in found:
-            import sys
+        for module_path in dict.fromkeys(op.module_path for op in found):
             module_object = next((m for m in sys.modules.values()
                                   if getattr(m, "__file__", None) and
-                                  Path(m.__file__).resolve() == op.module_path), None)
+                                  Path(m.__file__).resolve() == module_path), None)
             examples += list(getattr(module_object, "AUTOPLUGIN_EXAMPLES", []))
     parsed = [(text, *parse_example(text)) for text in examples]
     folders = []
@@ -82,11 +89,12 @@ def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90,
                     f"{len(traced.unreachable)} sampled point(s) that the generated shape function "
                     f"accepts, e.g. {traced.unreachable[0]}")
             log(f"{op.qualname}: recovering the launches of the host code")
-            launches = recover_launches(op, example, traced, dtypes)
-            if not launches:
+            recovered = recover_launches(op, example, traced, dtypes, arch=arch,
+                                         example_equalities=example_equalities, log=log)
+            if not recovered.launches:
                 raise GenerationError(f"op '{op.qualname}': its host code launches no Triton "
                                       f"kernel for {text}")
-            structures.append(Structure(example, traced, launches))
+            structures.append(Structure(example, traced, recovered.launches, recovered.scratch))
         module_path = op.module_path
         provenance = [
             f"Generated from {module_path.name} (sha256 {emit.file_digest(module_path)}...) with "
@@ -101,7 +109,8 @@ def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90,
         for text, _ in mine:
             provenance.append(f"  generated for {text}")
         try:
-            folder = emit.write_project(op, structures, list(dtypes), out, provenance, arch)
+            folder = emit.write_project(op, structures, list(dtypes), out, provenance, arch, log,
+                                        artefacts)
         except TranslationError as error:
             raise GenerationError(f"op '{op.qualname}': an output shape has no ap::Dim form: "
                                   f"{error}") from None

@@ -1,0 +1,168 @@
+"""from-torch on host code as users write it (the focused modules beside this file): GPU guards and
+returned views, scratch buffers as the workspace, Tensor?, in-place ops, relations between inputs,
+the Python API called twice, and the host code's refusals with what to change. Needs torch and
+triton (no GPU)."""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+if not (importlib.util.find_spec("torch") and importlib.util.find_spec("triton")):
+    print("SKIPPED: torch and triton are needed to generate plugins from Python custom ops")
+    sys.exit(0)
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def from_torch(*args):
+    environment = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    return subprocess.run([sys.executable, "-m", "autoplugin.from_torch", *args],
+                          capture_output=True, text=True, env=environment)
+
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def generated(out, op):
+    with open(os.path.join(out, op, f"{op}.cpp")) as f:
+        cpp = f.read()
+    with open(os.path.join(out, op, "CMakeLists.txt")) as f:
+        cmake = f.read()
+    with open(os.path.join(out, op, "cases.json")) as f:
+        cases = json.load(f)
+    return cpp, cmake, cases
+
+
+class HostCodeAsWrittenTest(unittest.TestCase):
+    """The focused modules, each generated once (both dtypes)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.out = tempfile.mkdtemp(prefix="from_torch_host_")
+        cls.logs = {}
+        for module in ("device_guards", "scratch", "optional_inplace", "relations"):
+            result = from_torch(os.path.join(HERE, f"from_torch_{module}.py"), "--out", cls.out,
+                                "--no-artefacts", "--dtypes", "float32,float16")
+            cls.logs[module] = (result.returncode, result.stderr)
+
+    def module(self, name):
+        status, log = self.logs[name]
+        self.assertEqual(status, 0, log)
+        return log
+
+    def test_gpu_guards_and_returned_views(self):
+        self.module("device_guards")
+        cpp, _, _ = generated(self.out, "row_scale")
+        # asserts on is_cuda, the device and its capability passed; y, returned as a view, is
+        # the output; the 2-D view of x is x
+        self.assertIn("/* x_ptr        */ x.data(),", cpp)
+        self.assertIn("/* y_ptr        */ out.data(),", cpp)
+        self.assertIn('/* x_row_stride */ checked_i32(x.size(2), "x_row_stride")', cpp)
+        self.assertIn("ap::triton::make_grid(x.size(0) * x.size(1))", cpp)
+        # the fake's torch._check, the one PyTorch proves by itself included
+        self.assertIn("ap::require(scale[0] == x[2],", cpp)
+        self.assertIn('"x[2] <= 64 (torch._check in the fake implementation, '
+                      'from_torch_device_guards.py:', cpp)
+
+    def test_scratch_buffers_become_the_workspace(self):
+        self.module("scratch")
+        cpp, cmake, _ = generated(self.out, "rms_norm")
+        self.assertIn(".workspace(rms_norm_workspace);", cpp)
+        self.assertIn("return 256 * ap::ceil_div(x[0], 64) + 256;", cpp)
+        self.assertIn("/* rstd_ptr  */ reinterpret_cast<float*>(scratch + scratch0_offset),", cpp)
+        # torch.zeros: cleared before the launch, with the CUDA runtime
+        self.assertIn("check_cuda(cudaMemsetAsync(scratch + scratch1_offset, 0, "
+                      "scratch_bytes(1, 4), stream),", cpp)
+        self.assertIn("CUDA::cudart", cmake)
+        # returned, the same buffer is an output, float32 for fp16 inputs as the fake says
+        cpp, _, _ = generated(self.out, "rms_norm_stats")
+        self.assertIn("return 256;", cpp)  # only the counter is scratch
+        self.assertIn("ap::Out<__half> out0,\n                            ap::Out<float> out1,",
+                      cpp)
+        self.assertIn("/* rstd_ptr  */ out1.data(),", cpp)
+
+    def test_optional_tensor_and_in_place(self):
+        self.module("optional_inplace")
+        cpp, cmake, cases = generated(self.out, "scale_bias")
+        self.assertIn('AUTOPLUGIN_OP("test::scale_bias(Tensor x, Tensor? bias, float alpha) -> '
+                      'Tensor"', cpp)
+        self.assertIn("std::optional<ap::Shape> bias", cpp)
+        self.assertIn("if (x.rank() == 2 && bias.has_value() && bias->rank() == 1) {", cpp)
+        self.assertIn("ap::require((*bias)[0] == x[1],", cpp)
+        self.assertIn("ap::OptIn<float> bias,", cpp)
+        self.assertIn("if (x.rank() == 2 && !bias.present()) {", cpp)
+        self.assertIn('SIGNATURE "*fp32, *fp32, *fp32, i32, i32, fp32, False, 256"', cmake)
+        self.assertIn('SIGNATURE "*fp32, *fp32, *fp32, i32, i32, fp32, True, 256"', cmake)
+        self.assertIn(None, [i for case in cases["cases"] for i in case["inputs"]])
+        cpp, cmake, _ = generated(self.out, "axpy_")
+        self.assertIn('AUTOPLUGIN_OP("test::axpy_(Tensor(a0!) x, Tensor y, float alpha) -> '
+                      'Tensor(a0!)"', cpp)
+        self.assertIn("if (out.data() != x.data()) {", cpp)
+        self.assertIn("/* x_ptr */ out.data(),", cpp)
+
+    def test_relations_between_inputs(self):
+        log = self.module("relations")
+        cpp, _, _ = generated(self.out, "matvec")
+        # the fake is called positionally (its parameters are x, w; the op's X, W)
+        self.assertIn("ap::require(X[1] >= 2,", cpp)
+        self.assertIn('"X[1] == W[0] (the host code checks it, from_torch_relations.py:25)"', cpp)
+        cpp, _, _ = generated(self.out, "vector_add")
+        self.assertIn('"x[0] == y[0] (equal in the example; nothing in the fake or the host code '
+                      'says so)"', cpp)
+        self.assertIn("test::vector_add: note: requiring x[0] == y[0]", log)
+
+    def test_example_equalities_can_be_dropped(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(os.path.join(HERE, "from_torch_relations.py"), "--out", out,
+                                "--no-artefacts", "--op", "test::vector_add",
+                                "--no-example-equalities")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            cpp, _, _ = generated(out, "vector_add")
+        self.assertNotIn("ap::require(", cpp)
+        self.assertIn("not requiring x[0] == y[0] (--no-example-equalities)", result.stderr)
+
+
+class PythonApiTest(unittest.TestCase):
+    def test_generate_twice_in_one_process(self):
+        sys.path.insert(0, os.path.join(ROOT, "python"))
+        import autoplugin.from_torch as from_torch_api
+        messages = []
+        with tempfile.TemporaryDirectory() as out:
+            for attempt in range(2):
+                folders = from_torch_api.generate(
+                    os.path.join(HERE, "from_torch_library_op.py"), os.path.join(out, str(attempt)),
+                    artefacts=(attempt == 1), log=messages.append)
+                self.assertEqual([os.path.basename(f) for f in folders], ["twice"])
+            # the second call also shipped the compiled kernel (the project builds without Triton)
+            self.assertTrue(os.path.isfile(os.path.join(out, "1", "twice", "aot",
+                                                        "twice_twice_kernel_fp32.json")))
+        self.assertTrue(any("wrote" in m for m in messages))
+
+
+class HostRefusalTest(unittest.TestCase):
+    def test_host_code_refusals_say_what_to_change(self):
+        module = os.path.join(os.path.dirname(__file__), "from_torch_host_refusals.py")
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(module, "--out", out, "--no-artefacts", "--op",
+                                "test::aligned_copy")
+            self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+            self.assertIn("its host code rejects sizes the plugin would accept", result.stderr)
+            self.assertIn('at from_torch_host_refusals.py:20 (assert x.shape[-1] % 4 == 0, "rows '
+                          'of a multiple of 4"): AssertionError', result.stderr)
+            self.assertIn("State that condition in the fake implementation (torch._check(...))",
+                          result.stderr)
+            result = from_torch(module, "--out", out, "--no-artefacts", "--op",
+                                "test::upcast_copy", "--dtypes", "float32,float16")
+            self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+            self.assertIn("argument 'x_ptr' of kernel 'copy_kernel' (from_torch_host_refusals.py:"
+                          "34: ", result.stderr)
+            self.assertIn("is, for float16 inputs, a tensor the host code computes with 'float'",
+                          result.stderr)
+            self.assertIn("make it an input of the op", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
