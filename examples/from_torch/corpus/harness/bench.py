@@ -1,0 +1,197 @@
+"""The corpus benchmark (scripts/from-torch-corpus --bench, on a GPU): each generated plugin's
+device time against its eager kernel with the same configuration, and for the autotuned module
+every tactic's time, the fastest (the one TensorRT's timing picks) against Triton's own pick.
+
+  plugin  plugin_timer (this folder): the plugin's enqueue for each tactic, as TensorRT's builder
+          times it (events around 50 back-to-back enqueues, median of 9 batches); TensorRT keeps
+          the fastest tactic
+  kernel  the op called eagerly (torch.ops), its Triton kernels' device time per call as the
+          profiler (CUPTI) reports it: the same kernels with the configuration the host code
+          chooses (for an autotuned kernel, the configuration Triton's autotuner picked)
+Targets: plugin within 5% of kernel (for the autotuned module: the fastest tactic within 5% of
+Triton's pick). Inputs are large (see `bench` in scripts/from-torch-corpus), standard normal.
+"""
+import contextlib
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import reference  # noqa: E402
+
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
+          torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16",
+          torch.int8: "int8", torch.int32: "int32", torch.int64: "int64"}
+
+
+def kernel_names(module):
+    """The names of the Triton kernels a module defines (through autotune and heuristics)."""
+    from triton.runtime.jit import JITFunction
+    names = set()
+    for value in vars(module).values():
+        while hasattr(value, "fn") and not isinstance(value, JITFunction):
+            value = value.fn
+        if isinstance(value, JITFunction):
+            names.add(value.fn.__name__)
+    return names
+
+
+def kernel_ms(call, names, calls=50):
+    """Device time per call of the kernels named `names` (CUPTI, through torch.profiler)."""
+    from torch.profiler import ProfilerActivity, profile
+    for _ in range(5):
+        call()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as profiler:
+        for _ in range(calls):
+            call()
+        torch.cuda.synchronize()
+    total = 0.0
+    for event in profiler.key_averages():
+        if any(name in event.key for name in names):
+            total += getattr(event, "device_time_total", None) or event.cuda_time_total
+    if total == 0:
+        raise RuntimeError(f"the profiler saw none of the kernels {sorted(names)}")
+    return total / calls / 1000
+
+
+def tensor_flag(tensor):
+    return f"{DTYPES[tensor.dtype]}:{'x'.join(map(str, tensor.shape))}"
+
+
+LOADED = {}
+
+
+@contextlib.contextmanager
+def numpy_scalars_as_ints():
+    """Triton refuses NumPy integers at launch (the RFC's host code passes numpy.int32): turned
+    into Python ints as the eager launch is made, for every op alike."""
+    from triton.runtime.jit import JITFunction
+    original = JITFunction.run
+
+    def run(self, *args, **kwargs):
+        args = [int(a) if isinstance(a, np.integer) else a for a in args]
+        kwargs = {k: int(v) if isinstance(v, np.integer) else v for k, v in kwargs.items()}
+        return original(self, *args, **kwargs)
+
+    JITFunction.run = run
+    try:
+        yield
+    finally:
+        JITFunction.run = original
+
+
+def measure(module_spec, library, timer, dtype):
+    if module_spec.path not in LOADED:
+        LOADED[module_spec.path] = reference.load(module_spec.path)
+    loaded = LOADED[module_spec.path]
+    spec = module_spec.bench
+    attributes = spec.get("attributes", {})
+    with open(os.path.join(module_spec.folders[0], "cases.json")) as f:
+        qualname = json.load(f)["op"]
+    namespace, name = qualname.split("::")
+    op = getattr(getattr(torch.ops, namespace), name).default
+    arguments, flags, inputs, mutated = {}, [], [], []
+    for argument in op._schema.arguments:
+        if str(argument.type) in ("Tensor", "Tensor?"):
+            shape = spec["inputs"].get(argument.name)
+            if shape is None:
+                arguments[argument.name] = None
+                continue
+            tensor = torch.randn(shape, device="cuda").to(DTYPES[dtype])
+            arguments[argument.name] = tensor
+            flags += ["--in", tensor_flag(tensor)]
+            if argument.alias_info is not None and argument.alias_info.is_write:
+                mutated.append(len(inputs))
+            inputs.append(tensor)
+        elif argument.name in attributes:
+            value = attributes[argument.name]
+            arguments[argument.name] = value
+            if isinstance(value, str):
+                flags += ["--str", f"{argument.name}={value}"]
+            elif isinstance(value, float):
+                flags += ["--float", f"{argument.name}={value}"]
+            elif isinstance(value, (list, tuple)):
+                flags += ["--int", f"{argument.name}={','.join(map(str, value))}"]
+            else:
+                flags += ["--int", f"{argument.name}={int(value)}"]
+    with numpy_scalars_as_ints():
+        outputs = op(**arguments)
+        if outputs is None:
+            outputs = ()
+            for j, index in enumerate(mutated):
+                flags += ["--out", tensor_flag(inputs[index]), "--alias", f"{j}={index}"]
+        for output in (outputs,) if isinstance(outputs, torch.Tensor) else outputs:
+            flags += ["--out", tensor_flag(output)]
+        row = {"module": module_spec.module, "op": qualname, "dtype": dtype,
+               "kernel_ms": kernel_ms(lambda: op(**arguments), kernel_names(loaded))}
+    autotuned = spec.get("autotuned")
+    if autotuned:
+        row["triton_pick"] = str(getattr(loaded, autotuned).best_config)
+    command = [timer, library, qualname, *flags]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        row["error"] = f"{' '.join(command)}: {result.stderr.strip()}"
+        return row
+    timing = json.loads(result.stdout)
+    row["tactics_ms"] = timing["tactics"]
+    row["workspace"] = timing["workspace"]
+    row["plugin_ms"] = min(timing["tactics"].values())
+    row["picked_tactic"] = min(timing["tactics"], key=timing["tactics"].get)
+    row["vs_kernel"] = row["plugin_ms"] / row["kernel_ms"] - 1
+    return row
+
+
+def build_timer(prefix, work):
+    build = os.path.join(work, "timer")
+    for command in (["cmake", "-S", HERE, "-B", build, f"-DCMAKE_PREFIX_PATH={prefix}",
+                     "-DCMAKE_BUILD_TYPE=Release"], ["cmake", "--build", build]):
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"{' '.join(command)}:\n{result.stdout}{result.stderr}")
+    return os.path.join(build, "plugin_timer")
+
+
+def run(modules, prefix, work):
+    """Benchmarks `modules` (those that passed their GPU check); returns 1 when a target is
+    missed or a measurement fails, else 0."""
+    import triton
+    print(f"\nbenchmark: {torch.cuda.get_device_name()}, PyTorch {torch.__version__}, "
+          f"Triton {triton.__version__}")
+    timer = build_timer(prefix, work)
+    rows = []
+    for module in modules:
+        if not getattr(module, "bench", None):
+            continue
+        for dtype in module.dtypes.split(","):
+            try:
+                rows.append(measure(module, module.libraries[0][1], timer, dtype))
+            except Exception as error:  # a failed measurement is a row, not the end of the run
+                rows.append({"module": module.module, "dtype": dtype,
+                             "error": f"{type(error).__name__}: {error}"})
+    print(f"\n{'module':<24}{'dtype':<9}{'plugin ms':>10}{'kernel ms':>10}{'vs kernel':>10}"
+          f"  tactics (ms)")
+    status = 0
+    for r in rows:
+        if "error" in r:
+            print(f"{r['module']:<24}{r['dtype']:<9}  ERROR {r['error']}")
+            status = 1
+            continue
+        tactics = ", ".join(f"{t}: {ms:.4f}" for t, ms in r["tactics_ms"].items())
+        met = r["vs_kernel"] <= 0.05
+        status |= 0 if met else 1
+        print(f"{r['module']:<24}{r['dtype']:<9}{r['plugin_ms']:10.4f}{r['kernel_ms']:10.4f}"
+              f"{100 * r['vs_kernel']:+9.1f}%{'' if met else ' MISSED'}  {tactics}")
+        if "triton_pick" in r:
+            print(f"{'':<33}TensorRT-style pick: tactic {r['picked_tactic']}; Triton's pick: "
+                  f"{r['triton_pick']} ({r['kernel_ms']:.4f} ms)")
+    print(f"\ntarget plugin device time within 5% of its eager kernel (autotuned: fastest tactic "
+          f"within 5% of Triton's pick): {'met' if status == 0 else 'MISSED'}")
+    with open(os.path.join(work, "bench.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    return status

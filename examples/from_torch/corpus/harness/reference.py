@@ -1,0 +1,66 @@
+"""The eager PyTorch side of the corpus's GPU checks, for `autoplugin check --reference`.
+
+    python3 reference.py MODULE.py COMPARE FUNCTION DIR
+
+DIR holds case.json and input<k>.npy (autoplugin check's reference protocol); this writes the
+outputs case.json lists. The module is imported (registering its op) and the case's inputs and
+attributes are passed by the op's parameter names to FUNCTION, the module's eager PyTorch
+reference, or with COMPARE "eager" to the op itself (its Triton kernel, launched by its own host
+code). The RFC's module has no reference of its own: F.pad(mode="circular") is its reference.
+An in-place op's output is the value of its mutated input after the call.
+"""
+import importlib.util
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
+          "int8": torch.int8, "int32": torch.int32, "int64": torch.int64, "bool": torch.bool}
+
+
+def load(path):
+    name = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main(module_path, compare, function, folder):
+    with open(os.path.join(folder, "case.json")) as f:
+        case = json.load(f)
+    module = load(module_path)
+    namespace, name = case["op"].split("::")
+    op = getattr(getattr(torch.ops, namespace), name).default
+    inputs = iter(case["inputs"])
+    attributes = case.get("attributes", {})
+    arguments, mutated = {}, []
+    for argument in op._schema.arguments:
+        if str(argument.type) in ("Tensor", "Tensor?"):
+            spec = next(inputs)
+            arguments[argument.name] = None if spec is None else torch.from_numpy(
+                np.load(os.path.join(folder, spec["file"]))).cuda()
+            if argument.alias_info is not None and argument.alias_info.is_write:
+                mutated.append(argument.name)
+        elif argument.name in attributes:
+            arguments[argument.name] = attributes[argument.name]
+    if name == "triton_circular_pad" and function == "-":
+        outputs = F.pad(arguments["x"], attributes["padding"], mode="circular")
+    elif compare == "eager":
+        outputs = op(**arguments)
+    else:
+        outputs = getattr(module, function)(**arguments)
+    if outputs is None:
+        outputs = [arguments[n] for n in mutated]
+    elif isinstance(outputs, torch.Tensor):
+        outputs = [outputs]
+    for spec, output in zip(case["outputs"], outputs):
+        np.save(os.path.join(folder, spec["file"]), output.to(DTYPES[spec["dtype"]]).cpu().numpy())
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:5])
