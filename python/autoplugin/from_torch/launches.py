@@ -704,15 +704,23 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
                                   f"({first.where}) change with the shapes or attributes; a "
                                   "kernel is compiled ahead of time with one num_warps and "
                                   "num_stages: fix them")
-    unknown = sorted(set(options) - {"num_warps", "num_stages"})
+    # An option at Triton's default changes nothing (the layer-norm tutorial passes num_ctas=1).
+    unknown = sorted(f"{k}={options[k]}" for k in set(options) - {"num_warps", "num_stages"}
+                     if options[k] != _TRITON_OPTION_DEFAULTS.get(k, _NO_DEFAULT))
     if unknown:
         raise GenerationError(f"op '{op.qualname}': launch option(s) {', '.join(unknown)} of "
                               f"'{kernel_name}' ({first.where}) are not generated: launch with "
-                              "num_warps and num_stages only")
+                              "num_warps and num_stages only (other options at Triton's "
+                              "defaults)")
     return RecoveredLaunch(kernel_name, Path(kernel.fn.__code__.co_filename).resolve(), grid,
                            arguments, int(options.get("num_warps", 4)),
                            int(options.get("num_stages", 3)), first.where, first.line, family,
                            first.config)
+
+
+# Launch options a kernel compiled ahead of time takes at these values, whoever passes them.
+_TRITON_OPTION_DEFAULTS = {"num_ctas": 1}
+_NO_DEFAULT = object()
 
 
 def _workspace_order(op, run):
