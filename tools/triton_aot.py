@@ -99,14 +99,44 @@ class Kernel(NamedTuple):
     heuristics: dict   # constexpr name -> source of its @triton.heuristics function
 
 
-def load_kernel(source, kernel):
+def import_source(path, arch):
+    """The module at `path`. A module that asks Triton's driver for the device as it is imported
+    (Triton's tutorials: `DEVICE = triton.runtime.driver.active.get_active_torch_device()`) is
+    imported again, where no GPU driver is active, with a stand-in that answers as one GPU of
+    compute capability `arch`: compiling ahead of time needs no GPU."""
+    def load():
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    try:
+        return load()
+    except RuntimeError as error:
+        if "active drivers" not in str(error):
+            raise
+    import types
+
+    from triton.runtime import driver
+    stand_in = types.SimpleNamespace(
+        get_active_torch_device=lambda: __import__("torch").device("cuda", 0),
+        get_current_device=lambda: 0, get_current_stream=lambda device=None: 0,
+        get_device_capability=lambda device=None: (arch // 10, arch % 10),
+        get_current_target=lambda: types.SimpleNamespace(backend="cuda", arch=arch, warp_size=32))
+    original = driver._active
+    driver._active = stand_in
+    try:
+        return load()
+    finally:
+        driver._active = original
+
+
+def load_kernel(source, kernel, arch=90):
     """The kernel's @triton.jit function, from under its @triton.autotune and @triton.heuristics
     decorators (in any order), with the autotune configs and the heuristics found on the way."""
     path = Path(source).resolve()
     sys.path.insert(0, str(path.parent))
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = import_source(path, arch)
     function = getattr(module, kernel, None)
     configs, heuristics = [], {}
     while function is not None and hasattr(function, "fn") and not hasattr(function, "params"):
@@ -340,7 +370,7 @@ def compile_kernel(args):
     os.environ["TRITON_DISABLE_LINE_INFO"] = "1"
     import triton
 
-    kernel = load_kernel(args.source, args.kernel)
+    kernel = load_kernel(args.source, args.kernel, args.arch)
     parameters, constants = parse_signature(args.signature, kernel.jit.arg_names, args.kernel)
     is_family = args.autotune or args.variant or any(c["value"] == VARYING for c in constants)
     if not is_family:

@@ -419,5 +419,34 @@ class FamilyTest(unittest.TestCase):
                          ["fam.0.cubin", "fam.0.json", "fam.0.ptx", "fam.json", "famous.1.json"])
 
 
+def triton_missing():
+    try:
+        import torch  # noqa: F401
+        import triton  # noqa: F401
+    except ImportError:
+        return True
+    return False
+
+
+@unittest.skipIf(triton_missing(), "torch and triton are not installed for this Python")
+class ImportTest(unittest.TestCase):
+    def test_a_module_asking_the_driver_for_the_device_imports_without_a_gpu(self):
+        # Triton's tutorials read the device from the driver as the module is imported.
+        import triton
+        with tempfile.TemporaryDirectory() as folder:
+            source = Path(folder) / "device_at_import.py"
+            source.write_text(
+                "import triton\nimport triton.language as tl\n"
+                "DEVICE = triton.runtime.driver.active.get_active_torch_device()\n"
+                "@triton.jit\ndef copy_kernel(x, y, n, BLOCK: tl.constexpr):\n"
+                "    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                "    tl.store(y + i, tl.load(x + i, mask=i < n), mask=i < n)\n")
+            before = triton.runtime.driver._active
+            kernel = triton_aot.load_kernel(source, "copy_kernel", 90)
+            self.assertEqual(kernel.jit.arg_names, ["x", "y", "n", "BLOCK"])
+            # Any stand-in is gone again: the driver is what it was before the import.
+            self.assertIs(triton.runtime.driver._active, before)
+
+
 if __name__ == "__main__":
     unittest.main()
