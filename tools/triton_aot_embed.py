@@ -313,19 +313,24 @@ def generate_header(name, namespace, metadata):
             f"{namespace_close}")
 
 
+def parameter_table(parameters):
+    """The kParameters array of a kernel's launch parameters, and the span naming it ("{}" when
+    the kernel has none)."""
+    if not parameters:
+        return "", "{}"
+    table = "const autoplugin::triton::Parameter kParameters[] = {\n"
+    for parameter in parameters:
+        param_type, _ = launch_parameter_type(parameter["type"])
+        table += (f"    {{{c_string(parameter['name'])}, {c_string(parameter['type'])}, "
+                  f"autoplugin::triton::ParamType::{param_type}, "
+                  f"{parameter['divisibility']}}},\n")
+    return table + "};\n", "kParameters"
+
+
 def generate_source(name, namespace, metadata, cubin, ptx):
     """NAME.cpp: the cubin and PTX as arrays, the parameter and constant tables, the KernelImage."""
-    parameters_span = constants_span = "{}"
-    tables = ""
-    if metadata["parameters"]:
-        parameters_span = "kParameters"
-        tables += "const autoplugin::triton::Parameter kParameters[] = {\n"
-        for parameter in metadata["parameters"]:
-            param_type, _ = launch_parameter_type(parameter["type"])
-            tables += (f"    {{{c_string(parameter['name'])}, {c_string(parameter['type'])}, "
-                       f"autoplugin::triton::ParamType::{param_type}, "
-                       f"{parameter['divisibility']}}},\n")
-        tables += "};\n"
+    constants_span = "{}"
+    tables, parameters_span = parameter_table(metadata["parameters"])
     if metadata["constants"]:
         constants_span = "kConstants"
         tables += "const autoplugin::triton::Constant kConstants[] = {\n"

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from triton_aot_embed import (UsageError, bytes_initializer, c_string, constant_member,
                               cpp_identifier, generated_by, launch_parameter_type,
-                              namespace_lines, parse_constexpr, read_artefact)
+                              namespace_lines, parameter_table, parse_constexpr, read_artefact)
 
 class Family(NamedTuple):
     manifest: dict
@@ -219,17 +219,8 @@ def value_text_expression(cpp_name, cpp_type):
 def generate_family_source(name, namespace, family):
     first = family.variants[0][1]
     autotune = family.manifest.get("autotune") is True
-    arrays, images = "", []
-    parameters_span = "{}"
-    if first["parameters"]:
-        parameters_span = "kParameters"
-        arrays += "const autoplugin::triton::Parameter kParameters[] = {\n"
-        for parameter in first["parameters"]:
-            param_type, _ = launch_parameter_type(parameter["type"])
-            arrays += (f"    {{{c_string(parameter['name'])}, {c_string(parameter['type'])}, "
-                       f"autoplugin::triton::ParamType::{param_type}, "
-                       f"{parameter['divisibility']}}},\n")
-        arrays += "};\n"
+    images = []
+    arrays, parameters_span = parameter_table(first["parameters"])
     for index, (entry, metadata, cubin, ptx) in enumerate(family.variants):
         arrays += (f"alignas(64) const unsigned char kCubin{index}[{len(cubin)}] = {{\n"
                    f"    {bytes_initializer(cubin)}}};\n"
