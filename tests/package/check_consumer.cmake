@@ -8,14 +8,7 @@ set(prefix ${WORK_DIR}/prefix)
 set(build ${WORK_DIR}/build)
 file(REMOVE_RECURSE ${WORK_DIR})
 
-function(run what)
-  execute_process(COMMAND ${ARGN} OUTPUT_VARIABLE output ERROR_VARIABLE errors
-                  RESULT_VARIABLE failed)
-  if(failed)
-    message(FATAL_ERROR "${what} failed:\n${output}${errors}")
-  endif()
-  set(output "${output}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../script_steps.cmake)
 
 function(expect what text regex)
   if(NOT text MATCHES "${regex}")
