@@ -1,7 +1,8 @@
 # autoplugin_add_triton_kernel(NAME
 #     SOURCE kernel.py KERNEL function SIGNATURE "*fp32:16, *fp32:16, i32, 1024"
 #     [NUM_WARPS 4] [NUM_STAGES 3] [ARCH 90] [NAMESPACE ns] [ARTEFACT_DIR dir]
-#     [VARIANTS "BLOCK=256, num_warps=2" "BLOCK=512|1024, EVEN=True|False" ...] [AUTOTUNE])
+#     [VARIANTS "BLOCK=256, num_warps=2" "BLOCK=512|1024, EVEN=True|False" ...] [AUTOTUNE]
+#     [SPECIALIZE])
 #
 # A Triton kernel compiled ahead of time for one signature, as a static library NAME whose header
 # triton_kernels/NAME.h (in a folder, so that no kernel name shadows a system header) declares
@@ -23,6 +24,13 @@
 # variants when none matches), `image(variant)` and `launch(variant, grid, stream, args...)`: a
 # launcher selects the variant from run-time values, and autotune configs can become tactics, one
 # launcher per config.
+#
+# SPECIALIZE also compiles the kernel (each variant) assuming its addresses and integers are
+# multiples of 16, then its addresses only, as Triton's JIT specializes a launch on the values it
+# gets: launch() picks, per call, the most specialized build the arguments allow (vectorized
+# memory access, as the JIT kernel has), else the generic one. A parameter annotated
+# `tl.constexpr` may be given a run-time type in the SIGNATURE (`i32`): the kernel takes it at
+# launch, where it only computes with the value.
 #
 # Where Python can import triton, the kernel is compiled in the build (AUTOPLUGIN_TRITON_AOT=AUTO,
 # the default; ON requires it). Elsewhere the artefact shipped in ARTEFACT_DIR (NAME.json, .cubin,
@@ -109,6 +117,14 @@ function(_autoplugin_check_shipped_artefact name artefact source)
       list(APPEND mismatches "${key}: artefact '${recorded}', call '${expected_${key}}'")
     endif()
   endforeach()
+  # Artefacts from before SPECIALIZE record no "specialize": not specialized.
+  string(JSON recorded ERROR_VARIABLE json_error GET "${json}" specialize)
+  if(json_error)
+    set(recorded OFF)
+  endif()
+  if(NOT recorded STREQUAL expected_specialize)
+    list(APPEND mismatches "specialize: artefact '${recorded}', call '${expected_specialize}'")
+  endif()
   if(mismatches)
     list(JOIN mismatches "\n  " mismatches)
     # The path and the differences go on indented lines, which CMake prints unwrapped.
@@ -166,13 +182,14 @@ function(autoplugin_add_triton_kernel name)
   # Its standard-library half, which generates the C++.
   get_filename_component(aot_dir ${aot_script} DIRECTORY)
   set(aot_scripts ${aot_script} ${aot_dir}/triton_aot_embed.py ${aot_dir}/triton_aot_family.py)
-  cmake_parse_arguments(ARG "AUTOTUNE"
+  cmake_parse_arguments(ARG "AUTOTUNE;SPECIALIZE"
                         "SOURCE;KERNEL;SIGNATURE;NUM_WARPS;NUM_STAGES;ARCH;NAMESPACE;ARTEFACT_DIR"
                         "VARIANTS" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS OR ARG_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "autoplugin_add_triton_kernel(${name}): unexpected or incomplete "
       "arguments: ${ARG_UNPARSED_ARGUMENTS} ${ARG_KEYWORDS_MISSING_VALUES} (keywords: SOURCE "
-      "KERNEL SIGNATURE NUM_WARPS NUM_STAGES ARCH NAMESPACE ARTEFACT_DIR VARIANTS AUTOTUNE; quote "
+      "KERNEL SIGNATURE NUM_WARPS NUM_STAGES ARCH NAMESPACE ARTEFACT_DIR VARIANTS AUTOTUNE "
+      "SPECIALIZE; quote "
       "the SIGNATURE and each variant)")
   endif()
   foreach(required SOURCE KERNEL SIGNATURE)
@@ -222,6 +239,12 @@ function(autoplugin_add_triton_kernel name)
     set(is_family TRUE)
   endif()
   list(JOIN requested " / " expected_variants_requested)
+  set(specialize_arguments "")
+  set(expected_specialize OFF)
+  if(ARG_SPECIALIZE)
+    set(specialize_arguments --specialize)
+    set(expected_specialize ON)
+  endif()
 
   _autoplugin_find_triton()
   get_property(embed_python GLOBAL PROPERTY _AUTOPLUGIN_PYTHON)
@@ -244,7 +267,7 @@ function(autoplugin_add_triton_kernel name)
       COMMAND ${python} ${aot_script} compile --source ${source} --kernel ${ARG_KERNEL}
               --signature "${signature}" --name ${name} --num-warps ${ARG_NUM_WARPS}
               --num-stages ${ARG_NUM_STAGES} --arch ${ARG_ARCH} --out-dir ${generated}/aot
-              ${variant_arguments} --depfile ${generated}/aot/${name}.d
+              ${variant_arguments} ${specialize_arguments} --depfile ${generated}/aot/${name}.d
       DEPENDS ${source} ${aot_scripts}
       # The modules the kernel imports and the installed Triton, as the compile found them.
       DEPFILE ${generated}/aot/${name}.d

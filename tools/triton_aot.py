@@ -3,7 +3,7 @@
 
     triton_aot.py compile --source kernel.py --kernel NAME --signature SIG --name ARTEFACT
                           [--num-warps 4] [--num-stages 3] [--arch 90] --out-dir DIR
-                          [--variant SPEC ...] [--autotune] [--depfile FILE]
+                          [--variant SPEC ...] [--autotune] [--specialize] [--depfile FILE]
     triton_aot.py embed --artefact DIR/ARTEFACT [--namespace NS] --out-dir OUT
     triton_aot.py ship --artefact DIR/ARTEFACT --to SHIPPED_DIR
 
@@ -19,6 +19,14 @@ A FAMILY of variants is compiled when the signature leaves constexprs to the var
 variant per alternative) and optionally its warps and stages; `--autotune` makes one variant per
 config (times each --variant, when both are given). DIR/ARTEFACT.json then lists the variants,
 each an artefact of its own (DIR/ARTEFACT.0.json, .cubin, .ptx, ...).
+
+`--specialize` compiles the kernel (each variant) again with more divisibility promises, as
+Triton's JIT specializes a launch on the values it gets: every address and integer parameter a
+multiple of 16 (ARTEFACT.s0), then every address (ARTEFACT.s1); the artefact lists them, and the
+launch takes the first whose promises its arguments keep (vectorized loads and stores where the
+generic build cannot have them), else the generic build. A parameter annotated `tl.constexpr`
+may also be given a run-time type in SIG: the kernel then takes it at launch (a kernel that
+only computes with the value compiles so).
 
 `embed` (Python's standard library only, so that a build from a shipped artefact needs no
 Triton: triton_aot_embed.py and triton_aot_family.py beside this file) turns such an artefact
@@ -352,6 +360,43 @@ def compile_variant(args, kernel, parameters, constants, name, num_warps, num_st
     }, compiled.asm["cubin"], ptx
 
 
+# Integer parameters Triton's JIT specializes on divisibility by 16, as pointers.
+SPECIALIZED_INTEGERS = ("i32", "i64", "u32", "u64")
+
+
+def specialization_promises(parameters):
+    """The parameters each specialization also promises to be multiples of 16, most first:
+    every address and integer, then every address (a Triton JIT launch is specialized so for
+    the values it gets; tensors' addresses nearly always are)."""
+    levels = []
+    for integers in (True, False):
+        promised = [p["name"] for p in parameters if p["divisibility"] == 1 and (
+            p["type"].startswith("*") or (integers and p["type"] in SPECIALIZED_INTEGERS))]
+        if promised and promised not in levels:
+            levels.append(promised)
+    return levels
+
+
+def specialize(args, kernel, parameters, constants, stem, label, metadata, num_warps,
+               num_stages):
+    """With --specialize, the artefacts STEM.s<k> of the kernel compiled with each level of
+    specialization_promises (listed in `metadata`, the generic artefact's)."""
+    if not args.specialize:
+        return []
+    results = []
+    for k, promised in enumerate(specialization_promises(parameters)):
+        promising = [dict(p, divisibility=16 if p["name"] in promised else p["divisibility"])
+                     for p in parameters]
+        try:
+            specialized = compile_variant(args, kernel, promising, constants, f"{stem}.s{k}",
+                                          num_warps, num_stages)
+        except UsageError as error:
+            raise UsageError(f"{label} with {', '.join(promised)} multiples of 16: {error}")
+        results.append((f"{stem}.s{k}", *specialized))
+    metadata["specializations"] = [result[0] for result in results]
+    return results
+
+
 def variants_requested(args):
     """The family's settings as the shipped-artefact check compares them: "autotune" and each
     --variant with its entries separated by ", ", joined by " / " (no ';': CMake's list
@@ -374,8 +419,12 @@ def compile_kernel(args):
     parameters, constants = parse_signature(args.signature, kernel.jit.arg_names, args.kernel)
     is_family = args.autotune or args.variant or any(c["value"] == VARYING for c in constants)
     if not is_family:
-        return [(args.name, *compile_variant(args, kernel, parameters, constants, args.name,
-                                             args.num_warps, args.num_stages))]
+        metadata, cubin, ptx = compile_variant(args, kernel, parameters, constants, args.name,
+                                               args.num_warps, args.num_stages)
+        metadata["specialize"] = bool(args.specialize)
+        return [(args.name, metadata, cubin, ptx)] + specialize(
+            args, kernel, parameters, constants, args.name, args.name, metadata,
+            args.num_warps, args.num_stages)
     variants = family_variants(args, kernel, constants)
     results, listed = [], []
     for index, variant in enumerate(variants):
@@ -389,6 +438,8 @@ def compile_kernel(args):
             raise UsageError(f"variant {index} ({label}): {error}")
         stem = f"{args.name}.{index}"
         results.append((stem, metadata, cubin, ptx))
+        results += specialize(args, kernel, parameters, values, stem, label, metadata,
+                              variant["num_warps"], variant["num_stages"])
         listed.append(dict(variant, artefact=stem))
     manifest = {
         "format": ARTEFACT_FORMAT,
@@ -404,6 +455,7 @@ def compile_kernel(args):
         "arch": args.arch,
         "triton_version": triton.__version__,
         "autotune": bool(args.autotune),
+        "specialize": bool(args.specialize),
         "heuristics": kernel.heuristics,
         "variants": listed,
     }
@@ -485,6 +537,10 @@ def main(argv=None):
                                 help="a variant of a family: 'NAME=VALUE|VALUE, num_warps=4'")
     compile_parser.add_argument("--autotune", action="store_true",
                                 help="one variant per @triton.autotune config of the kernel")
+    compile_parser.add_argument("--specialize", action="store_true",
+                                help="also compile the kernel (each variant) assuming addresses "
+                                     "and integers are multiples of 16, as Triton's JIT does; "
+                                     "the launch picks the image the arguments allow")
     compile_parser.add_argument("--out-dir", required=True)
     compile_parser.add_argument("--depfile", help="write a Makefile-style depfile here")
     compile_parser.set_defaults(run=compile_command)

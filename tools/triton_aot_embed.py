@@ -313,22 +313,61 @@ def generate_header(name, namespace, metadata):
             f"{namespace_close}")
 
 
-def parameter_table(parameters):
-    """The kParameters array of a kernel's launch parameters, and the span naming it ("{}" when
-    the kernel has none)."""
+def parameter_table(parameters, table_name="kParameters"):
+    """The array (`table_name`) of a kernel's launch parameters, and the span naming it ("{}"
+    when the kernel has none)."""
     if not parameters:
         return "", "{}"
-    table = "const autoplugin::triton::Parameter kParameters[] = {\n"
+    table = f"const autoplugin::triton::Parameter {table_name}[] = {{\n"
     for parameter in parameters:
         param_type, _ = launch_parameter_type(parameter["type"])
         table += (f"    {{{c_string(parameter['name'])}, {c_string(parameter['type'])}, "
                   f"autoplugin::triton::ParamType::{param_type}, "
                   f"{parameter['divisibility']}}},\n")
-    return table + "};\n", "kParameters"
+    return table + "};\n", table_name
 
 
-def generate_source(name, namespace, metadata, cubin, ptx):
-    """NAME.cpp: the cubin and PTX as arrays, the parameter and constant tables, the KernelImage."""
+def image_fields(label, metadata, suffix, parameters_span, constants_span, specializations):
+    """The initializer of a KernelImage whose arrays are kCubin<suffix> and kPtx<suffix>."""
+    return [c_string(label), c_string(metadata["function"]), c_string(metadata["signature"]),
+            metadata["arch"], f"kCubin{suffix}", f"kPtx{suffix}", parameters_span,
+            constants_span, metadata["launch_num_warps"], metadata["shared_bytes"],
+            metadata["scratch_parameters"], metadata["global_scratch"]["bytes"],
+            metadata["global_scratch"]["align"], metadata["profile_scratch"]["bytes"],
+            metadata["profile_scratch"]["align"], specializations]
+
+
+def code_arrays(suffix, cubin, ptx):
+    return (f"alignas(64) const unsigned char kCubin{suffix}[{len(cubin)}] = {{\n"
+            f"    {bytes_initializer(cubin)}}};\n"
+            f"alignas(64) const char kPtx{suffix}[{len(ptx)} + 1] = {{\n"
+            f"    {bytes_initializer(ptx)}0}};\n")
+
+
+def specialization_images(label, suffix, specializations, constants_span):
+    """The arrays and KernelImages of an image's specializations (read_specializations), and
+    the span that lists them ("{}" when there are none)."""
+    if not specializations:
+        return "", "{}"
+    text, pointers = "", []
+    for k, (metadata, cubin, ptx) in enumerate(specializations):
+        own = f"{suffix}_s{k}"
+        promised = ", ".join(p["name"] for p in metadata["parameters"] if p["divisibility"] > 1)
+        table, parameters_span = parameter_table(metadata["parameters"], f"kParameters{own}")
+        fields = image_fields(f"{label}[multiples of 16: {promised}]", metadata, own,
+                              parameters_span, constants_span, "{}")
+        text += (code_arrays(own, cubin, ptx) + table +
+                 f"const autoplugin::triton::KernelImage kImage{own}{{\n" +
+                 ",\n".join(f"    {field}" for field in fields) + "};\n")
+        pointers.append(f"&kImage{own}")
+    text += (f"const autoplugin::triton::KernelImage* const kSpecializations{suffix}[] = "
+             f"{{{', '.join(pointers)}}};\n")
+    return text, f"kSpecializations{suffix}"
+
+
+def generate_source(name, namespace, metadata, cubin, ptx, specializations=()):
+    """NAME.cpp: the cubin and PTX as arrays, the parameter and constant tables, the KernelImage
+    (with its specializations')."""
     constants_span = "{}"
     tables, parameters_span = parameter_table(metadata["parameters"])
     if metadata["constants"]:
@@ -337,26 +376,22 @@ def generate_source(name, namespace, metadata, cubin, ptx):
         for constant in metadata["constants"]:
             tables += f"    {{{c_string(constant['name'])}, {c_string(constant['value'])}}},\n"
         tables += "};\n"
-    image_fields = [c_string(name), c_string(metadata["function"]),
-                    c_string(metadata["signature"]), metadata["arch"], "kCubin", "kPtx",
-                    parameters_span, constants_span, metadata["launch_num_warps"],
-                    metadata["shared_bytes"], metadata["scratch_parameters"],
-                    metadata["global_scratch"]["bytes"], metadata["global_scratch"]["align"],
-                    metadata["profile_scratch"]["bytes"], metadata["profile_scratch"]["align"]]
+    specialized, specializations_span = specialization_images(name, "", specializations,
+                                                              constants_span)
+    fields = image_fields(name, metadata, "", parameters_span, constants_span,
+                          specializations_span)
     namespace_open, namespace_close = namespace_lines(namespace)
     return (f"// {generated_by(name)}\n"
             f'#include "triton_kernels/{name}.h"\n\n'
             f"{namespace_open}\n"
             "namespace {\n\n"
-            f"alignas(64) const unsigned char kCubin[{len(cubin)}] = {{\n"
-            f"    {bytes_initializer(cubin)}}};\n"
-            f"alignas(64) const char kPtx[{len(ptx)} + 1] = {{\n"
-            f"    {bytes_initializer(ptx)}0}};\n"
-            f"{tables}\n"
+            f"{code_arrays('', cubin, ptx)}"
+            f"{tables}"
+            f"{specialized}\n"
             "}  // namespace\n\n"
             f"const autoplugin::triton::KernelImage& {name}::image() noexcept {{\n"
             "  static const autoplugin::triton::KernelImage kImage{\n"
-            + ",\n".join(f"      {value}" for value in image_fields) + "};\n"
+            + ",\n".join(f"      {value}" for value in fields) + "};\n"
             "  return kImage;\n"
             "}\n\n"
             f"{namespace_close}")
@@ -370,6 +405,31 @@ def namespace_lines(namespace):
     if not namespace:
         return "", ""
     return f"namespace {namespace} {{\n", f"}}  // namespace {namespace}\n"
+
+
+def read_specializations(artefact, metadata):
+    """[(metadata, cubin, ptx)] of the artefacts DIR/NAME.s<k> that `metadata` (of DIR/NAME)
+    lists: the same kernel with more divisibility promises."""
+    stems = metadata.get("specializations", [])
+    if not isinstance(stems, list):
+        raise UsageError(f"{artefact}.json: specializations is not a list")
+    result = []
+    for k, stem in enumerate(stems):
+        if stem != f"{Path(artefact).name}.s{k}":
+            raise UsageError(f"{artefact}.json: specializations[{k}] is {stem!r}, not "
+                             f"'{Path(artefact).name}.s{k}'")
+        specialized = read_artefact(Path(artefact).parent / stem)
+        same = (
+            [(p["name"], p["type"]) for p in specialized[0]["parameters"]] ==
+            [(p["name"], p["type"]) for p in metadata["parameters"]] and
+            specialized[0]["constants"] == metadata["constants"] and
+            not specialized[0].get("specializations"))
+        if not same:
+            raise UsageError(f"{Path(artefact).parent / stem}: not the kernel of {artefact} with "
+                             "more divisibility promises (the files are from different "
+                             "compilations: regenerate the artefact)")
+        result.append(specialized)
+    return result
 
 
 def embed(artefact, namespace, out_dir):
@@ -388,7 +448,8 @@ def embed(artefact, namespace, out_dir):
     else:
         metadata, cubin, ptx = read_artefact(artefact)
         header = generate_header(name, namespace, metadata)
-        source = generate_source(name, namespace, metadata, cubin, ptx)
+        source = generate_source(name, namespace, metadata, cubin, ptx,
+                                 read_specializations(artefact, metadata))
     out = Path(out_dir)
     (out / "include" / "triton_kernels").mkdir(parents=True, exist_ok=True)
     (out / "include" / "triton_kernels" / f"{name}.h").write_bytes(header.encode())
@@ -396,11 +457,12 @@ def embed(artefact, namespace, out_dir):
 
 
 def remove_variant_files(directory, name, keep):
-    """Removes the files of variants NAME.<k> that are not in `keep` (a family that shrank, or
-    a family that became a single artefact)."""
+    """Removes the files of variants NAME.<k> and specializations NAME[.<k>].s<j> that are not
+    in `keep` (a family that shrank, a family that became a single artefact, a kernel no longer
+    specialized)."""
     for path in Path(directory).glob(f"{glob_escape(name)}.*.*"):
         stem = path.name.rsplit(".", 1)[0]
-        if re.fullmatch(re.escape(name) + r"\.[0-9]+", stem) and stem not in keep:
+        if re.fullmatch(re.escape(name) + r"(\.[0-9]+)?(\.s[0-9]+)?", stem) and stem not in keep:
             path.unlink()
 
 
@@ -415,6 +477,9 @@ def ship(artefact, to):
     stems = [source.name]
     if metadata.get("family"):
         stems = [variant["artefact"] for variant in metadata["variants"]] + stems
+    for stem in list(stems):
+        specialized, _ = read_manifest(source.parent / stem)
+        stems = list(specialized.get("specializations", [])) + stems
     target = Path(to)
     target.mkdir(parents=True, exist_ok=True)
     remove_variant_files(target, source.name, keep=stems)

@@ -6,9 +6,11 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-from triton_aot_embed import (UsageError, bytes_initializer, c_string, constant_member,
+from triton_aot_embed import (UsageError, c_string, constant_member,
                               cpp_identifier, generated_by, launch_parameter_type,
-                              namespace_lines, parameter_table, parse_constexpr, read_artefact)
+                              image_fields, code_arrays, namespace_lines, parameter_table,
+                              parse_constexpr, read_artefact, read_specializations,
+                              specialization_images)
 
 class Family(NamedTuple):
     manifest: dict
@@ -16,6 +18,7 @@ class Family(NamedTuple):
     varying: list      # the constexprs the variants give, in signature order
     keys: list         # what find() takes: the varying constexprs that no autotune config sets
     types: dict        # varying constexpr -> its C++ type
+    specializations: list  # per variant: read_specializations of its artefact
 
 
 def constexpr_cpp_type(name, texts):
@@ -54,7 +57,7 @@ def read_family(artefact, manifest, json_path):
     if not isinstance(variants_field, list) or not variants_field:
         raise UsageError(f"{json_path}: a family lists its variants")
     directory = Path(artefact).parent
-    variants = []
+    variants, specializations = [], []
     for index, entry in enumerate(variants_field):
         if not (isinstance(entry, dict) and isinstance(entry.get("artefact"), str) and
                 isinstance(entry.get("constexprs"), dict) and
@@ -63,6 +66,7 @@ def read_family(artefact, manifest, json_path):
                              f"{Path(artefact).name}.{index} and its constexprs")
         metadata, cubin, ptx = read_artefact(directory / entry["artefact"])
         variants.append((entry, metadata, cubin, ptx))
+        specializations.append(read_specializations(directory / entry["artefact"], metadata))
     first = variants[0][1]
     for entry, metadata, _, _ in variants[1:]:
         names = [c["name"] for c in metadata["constants"]]
@@ -87,7 +91,7 @@ def read_family(artefact, manifest, json_path):
     keys = [name for name in varying if name not in set_by_config]
     types = {name: constexpr_cpp_type(name, [e["constexprs"][name] for e, *_ in variants])
              for name in varying}
-    return Family(manifest, variants, varying, keys, types)
+    return Family(manifest, variants, varying, keys, types, specializations)
 
 
 FAMILY_MEMBERS = frozenset("Variant variants find select config num_warps num_stages".split())
@@ -222,10 +226,7 @@ def generate_family_source(name, namespace, family):
     images = []
     arrays, parameters_span = parameter_table(first["parameters"])
     for index, (entry, metadata, cubin, ptx) in enumerate(family.variants):
-        arrays += (f"alignas(64) const unsigned char kCubin{index}[{len(cubin)}] = {{\n"
-                   f"    {bytes_initializer(cubin)}}};\n"
-                   f"alignas(64) const char kPtx{index}[{len(ptx)} + 1] = {{\n"
-                   f"    {bytes_initializer(ptx)}0}};\n")
+        arrays += code_arrays(index, cubin, ptx)
         constants_span = "{}"
         if metadata["constants"]:
             constants_span = f"kConstants{index}"
@@ -233,13 +234,12 @@ def generate_family_source(name, namespace, family):
             for constant in metadata["constants"]:
                 arrays += f"    {{{c_string(constant['name'])}, {c_string(constant['value'])}}},\n"
             arrays += "};\n"
-        fields = [c_string(f"{name}[{variant_label(family, entry)}]"),
-                  c_string(metadata["function"]), c_string(metadata["signature"]),
-                  metadata["arch"], f"kCubin{index}", f"kPtx{index}", parameters_span,
-                  constants_span, metadata["launch_num_warps"], metadata["shared_bytes"],
-                  metadata["scratch_parameters"], metadata["global_scratch"]["bytes"],
-                  metadata["global_scratch"]["align"], metadata["profile_scratch"]["bytes"],
-                  metadata["profile_scratch"]["align"]]
+        label = f"{name}[{variant_label(family, entry)}]"
+        specialized, specializations_span = specialization_images(
+            label, index, family.specializations[index], constants_span)
+        arrays += specialized
+        fields = image_fields(label, metadata, index, parameters_span, constants_span,
+                              specializations_span)
         images.append("      {" + ", ".join(str(field) for field in fields) + "},\n")
     compiled = "; ".join(variant_label(family, entry) for entry, *_ in family.variants)
     key_parameters = (["int config"] if autotune else []) + [
@@ -247,7 +247,7 @@ def generate_family_source(name, namespace, family):
     key_names = (["config"] if autotune else []) + [family_identifier(n, name)
                                                     for n in family.keys]
     asked = ' + ", " + '.join(
-        ([f'"config " + std::to_string(config)'] if autotune else []) +
+        (['"config " + std::to_string(config)'] if autotune else []) +
         [f'"{n}=" + ' + value_text_expression(family_identifier(n, name), family.types[n])
          for n in family.keys]) or '""'
     namespace_open, namespace_close = namespace_lines(namespace)

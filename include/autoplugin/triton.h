@@ -86,6 +86,10 @@ struct KernelImage {
   std::uint32_t global_scratch_align;
   std::uint32_t profile_scratch_bytes;
   std::uint32_t profile_scratch_align;
+  // The same kernel compiled with more divisibility promises (addresses and integers multiples
+  // of 16, as Triton's JIT specializes them), most promised first: launch() takes the first whose
+  // promises the arguments keep, else this image. Empty unless compiled with SPECIALIZE.
+  std::span<const KernelImage* const> specializations = {};
 };
 
 // The launch grid, in programs (Triton's program_id axes 0..2).
@@ -222,6 +226,12 @@ class PackedArguments {
 // that family `family` has no variant for `asked` and listing the variants `compiled` has.
 [[noreturn]] void throw_no_variant(std::string_view family, const std::string& asked,
                                    std::string_view compiled);
+
+// The image launch() runs for these arguments: the first of image.specializations whose
+// divisibility promises they keep and whose scratch memory fits `scratch`, else `image`.
+const KernelImage& specialization_for(const KernelImage& image,
+                                      std::initializer_list<Argument> arguments, Grid grid,
+                                      Workspace scratch) noexcept;
 
 // Loads the kernel into the stream's CUDA context (the current one for the default stream; once
 // per context; cubin, else PTX) and launches it. A grid without programs launches nothing. Throws

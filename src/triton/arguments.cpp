@@ -128,7 +128,35 @@ ScratchLayout scratch_layout(const KernelImage& image, Grid grid) {
   return layout;
 }
 
+bool divisible(const Parameter& parameter, const Argument& argument) noexcept {
+  if (parameter.divisibility <= 1) return true;
+  return is_signed(parameter.type)
+             ? static_cast<std::int64_t>(argument.bits()) % parameter.divisibility == 0
+             : argument.bits() % parameter.divisibility == 0;
+}
+
 }  // namespace
+
+const KernelImage& specialization_for(const KernelImage& image,
+                                      std::initializer_list<Argument> arguments, Grid grid,
+                                      Workspace scratch) noexcept {
+  for (const KernelImage* specialized : image.specializations) {
+    if (specialized->parameters.size() != arguments.size()) continue;
+    bool keeps = true;
+    std::size_t index = 0;
+    for (const Argument& argument : arguments) {
+      keeps = keeps && divisible(specialized->parameters[index++], argument);
+    }
+    if (!keeps) continue;
+    try {
+      if (scratch_layout(*specialized, grid).total > scratch.size) continue;
+    } catch (const Error&) {
+      continue;  // the generic image reports the overflow
+    }
+    return *specialized;
+  }
+  return image;
+}
 
 std::size_t param_type_size(ParamType type) noexcept {
   switch (type) {
@@ -215,21 +243,15 @@ PackedArguments::PackedArguments(const KernelImage& image,
       }
       throw Error(message);
     }
-    if (parameter.divisibility > 1) {
-      const bool divisible =
-          is_signed(parameter.type)
-              ? static_cast<std::int64_t>(argument.bits()) % parameter.divisibility == 0
-              : argument.bits() % parameter.divisibility == 0;
-      if (!divisible) {
-        const std::string value =
-            parameter.type == ParamType::Pointer ? "address " + hex(argument.bits())
-            : is_signed(parameter.type) ? std::to_string(static_cast<std::int64_t>(argument.bits()))
-                                        : std::to_string(argument.bits());
-        throw Error(where() + " is " + value + ", not a multiple of " +
-                    std::to_string(parameter.divisibility) +
-                    ": the kernel was compiled assuming it is (':" +
-                    std::to_string(parameter.divisibility) + "' in the signature)");
-      }
+    if (!divisible(parameter, argument)) {
+      const std::string value =
+          parameter.type == ParamType::Pointer ? "address " + hex(argument.bits())
+          : is_signed(parameter.type) ? std::to_string(static_cast<std::int64_t>(argument.bits()))
+                                      : std::to_string(argument.bits());
+      throw Error(where() + " is " + value + ", not a multiple of " +
+                  std::to_string(parameter.divisibility) +
+                  ": the kernel was compiled assuming it is (':" +
+                  std::to_string(parameter.divisibility) + "' in the signature)");
     }
     values_[index] = argument.bits();
     sizes_[index] = static_cast<std::uint8_t>(param_type_size(parameter.type));

@@ -280,10 +280,8 @@ CUfunction function_for(const Driver& driver, const KernelImage& image,
   return found->function;
 }
 
-}  // namespace
-
-void launch(const KernelImage& image, Grid grid, Stream stream,
-            std::initializer_list<Argument> arguments, Workspace scratch) {
+void launch_image(const KernelImage& image, Grid grid, Stream stream,
+                  std::initializer_list<Argument> arguments, Workspace scratch) {
   PackedArguments packed(image, arguments, grid, scratch);
   if (grid.programs() == 0) return;
   const Driver& cuda = driver();
@@ -300,6 +298,14 @@ void launch(const KernelImage& image, Grid grid, Stream stream,
                     std::to_string(32 * image.num_warps) +
                     " threads per program: " + describe(cuda, result));
   }
+}
+
+}  // namespace
+
+void launch(const KernelImage& image, Grid grid, Stream stream,
+            std::initializer_list<Argument> arguments, Workspace scratch) {
+  launch_image(specialization_for(image, arguments, grid, scratch), grid, stream, arguments,
+               scratch);
 }
 
 }  // namespace autoplugin::triton

@@ -20,6 +20,7 @@
 #include "triton_kernels/test_row_scale.h"
 #include "triton_kernels/test_scalars.h"
 #include "triton_kernels/test_scale_add.h"
+#include "triton_kernels/test_scale_add_specialized.h"
 #include "triton_kernels/test_tile_copy.h"
 
 namespace {
@@ -29,6 +30,7 @@ using autoplugin_test::test_autotuned_add;
 using autoplugin_test::test_row_scale;
 using autoplugin_test::test_scalars;
 using autoplugin_test::test_scale_add;
+using autoplugin_test::test_scale_add_specialized;
 using autoplugin_test::test_tile_copy;
 
 int failures = 0;
@@ -84,6 +86,42 @@ void fp32_scalar(cudaStream_t stream) {
   expect(wrong == 0, "scale_add: out = 0.5 * x + y for all " + std::to_string(n) +
                          " elements (fp32 scalar passed as 4 bytes): " + std::to_string(wrong) +
                          " wrong");
+}
+
+// Each image of a specialized kernel computes the same: aligned (every promise kept), n not a
+// multiple of 16 (addresses only), and misaligned addresses (the generic build).
+void specialized_images(cudaStream_t stream) {
+  const int n = 4096 + 64;
+  std::vector<float> x(n), y(n);
+  for (int i = 0; i < n; ++i) {
+    x[i] = static_cast<float>(i % 97) * 0.5f;
+    y[i] = 3.0f - static_cast<float>(i % 13);
+  }
+  DeviceBuffer<float> dx(n), dy(n), dout(n);
+  dx.write(x);
+  dy.write(y);
+  struct Case {
+    const char* what;
+    int offset;  // elements into the buffers
+    int count;
+  };
+  for (const Case& c :
+       {Case{"aligned, n a multiple of 16", 0, 4096},
+        Case{"aligned, n not a multiple of 16", 0, 4095}, Case{"misaligned addresses", 1, 4096}}) {
+    cuda(cudaMemset(dout.data, 0, n * sizeof(float)), "cudaMemset");
+    test_scale_add_specialized::launch(
+        tr::make_grid(tr::cdiv(c.count, test_scale_add_specialized::BLOCK)), stream,
+        dx.data + c.offset, dy.data + c.offset, dout.data + c.offset, c.count, 0.5f);
+    cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    const std::vector<float> out = dout.read();
+    int wrong = 0;
+    for (int i = 0; i < n; ++i) {
+      const bool inside = i >= c.offset && i < c.offset + c.count;
+      if (out[i] != (inside ? 0.5f * x[i] + y[i] : 0.0f)) ++wrong;
+    }
+    expect(wrong == 0, std::string("scale_add specialized, ") + c.what + ": " +
+                           std::to_string(wrong) + " wrong");
+  }
 }
 
 void every_scalar_type(cudaStream_t stream) {
@@ -243,6 +281,7 @@ int main() {
   cuda(cudaStreamCreate(&stream), "cudaStreamCreate");
   try {
     fp32_scalar(stream);
+    specialized_images(stream);
     every_scalar_type(stream);
     scratch_memory(stream);
     checks_before_launch(stream);

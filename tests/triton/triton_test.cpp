@@ -18,6 +18,7 @@
 #include "triton_kernels/test_row_scale.h"
 #include "triton_kernels/test_scalars.h"
 #include "triton_kernels/test_scale_add.h"
+#include "triton_kernels/test_scale_add_specialized.h"
 #include "triton_kernels/test_tile_copy.h"
 
 namespace {
@@ -27,6 +28,7 @@ using autoplugin_test::test_autotuned_add;
 using autoplugin_test::test_row_scale;
 using autoplugin_test::test_scalars;
 using autoplugin_test::test_scale_add;
+using autoplugin_test::test_scale_add_specialized;
 using autoplugin_test::test_tile_copy;
 using ::testing::HasSubstr;
 
@@ -152,6 +154,40 @@ TEST(TritonPacking, DivisibilityPromisesAreChecked) {
         {});
   });
   EXPECT_THAT(integer, HasSubstr("argument 3 ('cols', i32:16) is 40, not a multiple of 16"));
+}
+
+TEST(TritonSpecialization, CompiledWithMorePromisesAsTritonsJit) {
+  const tr::KernelImage& image = test_scale_add_specialized::image();
+  ASSERT_EQ(image.specializations.size(), 2u);
+  const auto promises = [](const tr::KernelImage& specialized) {
+    std::vector<std::uint32_t> divisibility;
+    for (const tr::Parameter& parameter : specialized.parameters) {
+      divisibility.push_back(parameter.divisibility);
+    }
+    return divisibility;
+  };
+  EXPECT_EQ(promises(image), (std::vector<std::uint32_t>{1, 1, 1, 1, 1}));
+  EXPECT_EQ(promises(*image.specializations[0]), (std::vector<std::uint32_t>{16, 16, 16, 16, 1}));
+  EXPECT_EQ(promises(*image.specializations[1]), (std::vector<std::uint32_t>{16, 16, 16, 1, 1}));
+  EXPECT_THAT(image.specializations[1]->name, HasSubstr("multiples of 16: x, y, out"));
+  EXPECT_TRUE(image.specializations[0]->specializations.empty());
+}
+
+TEST(TritonSpecialization, LaunchTakesTheMostPromisedImageTheArgumentsKeep) {
+  const tr::KernelImage& image = test_scale_add_specialized::image();
+  const auto chosen = [&](std::uintptr_t y, std::int32_t n) {
+    return &tr::specialization_for(image, {address(0x1000), address(y), address(0x3000), n, 0.5f},
+                                   tr::make_grid(1), {});
+  };
+  EXPECT_EQ(chosen(0x2000, 4096), image.specializations[0]);
+  EXPECT_EQ(chosen(0x2000, 4100), image.specializations[1]);  // n is not a multiple of 16
+  EXPECT_EQ(chosen(0x2004, 4096), &image);                    // y is not 16-byte aligned
+  // An image without specializations is its own choice.
+  EXPECT_EQ(&tr::specialization_for(
+                test_scale_add::image(),
+                {address(0x1000), address(0x2000), address(0x3000), std::int32_t{16}, 0.5f},
+                tr::make_grid(1), {}),
+            &test_scale_add::image());
 }
 
 TEST(TritonPacking, EveryScalarTypeHasItsKernelSize) {

@@ -451,7 +451,9 @@ def cpp_source(op, structures, dtypes, provenance):
             out.append("")
     launchers = ", ".join(launcher_name(op, dtype, config) for dtype in dtypes
                           for config in configs)
-    out.append(f"AUTOPLUGIN_OP(\"{op.schema}\",")
+    # A str default is quoted in the schema (`str activation=""`): escaped in the literal.
+    schema = op.schema.replace("\\", "\\\\").replace('"', '\\"')
+    out.append(f"AUTOPLUGIN_OP(\"{schema}\",")
     if _uses_workspace(structures):
         out.append(f"              {op.name}_shape, {launchers})")
         out.append(f"    .workspace({op.name}_workspace);")
@@ -497,8 +499,10 @@ def cmake_lists(op, structures, dtypes, kernel_file_name, arch):
                 if variants:
                     lines.append("  VARIANTS")
                     lines += [f"    \"{variant}\"" for variant in variants]
+                # SPECIALIZE: also built for aligned addresses and sizes, as Triton's JIT
+                # specializes the eager launch, so that the plugin's kernel is the same.
                 lines.append(f"  NUM_WARPS {launch.num_warps} NUM_STAGES {launch.num_stages} "
-                             f"ARCH ${{{op.name.upper()}_ARCH}})")
+                             f"ARCH ${{{op.name.upper()}_ARCH}} SPECIALIZE)")
     if needs_cuda_runtime(op, structures):
         targets.append("CUDA::cudart")
     lines += ["", f"autoplugin_add_library({op.name}_plugin SOURCES {op.name}.cpp)",
