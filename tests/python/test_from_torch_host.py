@@ -142,6 +142,42 @@ class PythonApiTest(unittest.TestCase):
         self.assertTrue(any("wrote" in m for m in messages))
 
 
+class RunTimeConstexprTest(unittest.TestCase):
+    MODULE = os.path.join(HERE, "from_torch_run_time_constexpr.py")
+
+    def test_a_constexpr_that_takes_every_size_is_passed_at_run_time(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(self.MODULE, "--out", out, "--no-artefacts", "--op",
+                                "test::row_double", "--op", "test::tile_copy")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertIn("constexpr 'n_cols' of kernel 'row_double_kernel' "
+                          "(from_torch_run_time_constexpr.py:26) takes every size (x.size(1)); "
+                          "it is compiled as a run-time i32 argument", result.stderr)
+            cpp, cmake, _ = generated(out, "row_double")
+            self.assertIn('SIGNATURE "*fp32, *fp32, i32, constexpr"', cmake)
+            self.assertIn('/* n_cols */ checked_i32(x.size(1), "n_cols")', cpp)
+            # The str default is escaped in the schema's C++ literal.
+            self.assertIn('AUTOPLUGIN_OP("test::row_double(Tensor x, str label=\\"\\") -> '
+                          'Tensor",', cpp)
+            # Tiles over two extents: the grid as the host code computes it.
+            cpp, cmake, _ = generated(out, "tile_copy")
+            self.assertIn("ap::triton::make_grid(ap::triton::cdiv(x.size(0), 32) * "
+                          "ap::triton::cdiv(x.size(1), 64))", cpp)
+            self.assertIn("SPECIALIZE)", cmake)
+
+    def test_a_constexpr_the_kernel_needs_at_compile_time_is_refused(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(self.MODULE, "--out", out, "--no-artefacts", "--op",
+                                "test::static_row")
+            self.assertEqual(result.returncode, 1, result.stderr)
+            self.assertIn("argument 'N' of kernel 'static_row_kernel' "
+                          "(from_torch_run_time_constexpr.py:71: ", result.stderr)
+            self.assertIn("nor does the kernel compile with 'N' as a run-time argument (",
+                          result.stderr)
+            self.assertIn("make the kernel take it as one, or compute it as a power of two of "
+                          "a size", result.stderr)
+
+
 class HostRefusalTest(unittest.TestCase):
     def test_host_code_refusals_say_what_to_change(self):
         module = os.path.join(os.path.dirname(__file__), "from_torch_host_refusals.py")

@@ -4,7 +4,8 @@ Pure Python (no torch): the values an argument took at sampled points, and per p
 "atoms" a launcher can read (an input's or output's extent, element count and stride, an
 attribute or an attribute's element). Candidates are tried from the simplest: a constant, an atom,
 an atom plus a constant, a multiple, a sum, difference, minimum or maximum of two atoms, a
-ceiling or floor division by a constant, a product of two atoms. The first candidate that matches
+ceiling or floor division by a constant, a product of two atoms, and products of ceiling
+divisions by the launch's integer constexprs (tiles over two extents). The first candidate that matches
 every fitting sample must also match every checking sample, else the argument is refused: it is
 never guessed.
 """
@@ -86,6 +87,16 @@ def _candidates(envs, constants, cap=None):
                    lambda env, n=name, d=divisor: env.atoms[n] // d)
     for a, b in combinations(names, 2):
         yield f"{a} * {b}", lambda env, a=a, b=b: env.atoms[a] * env.atoms[b]
+    # Tiles over two extents in one axis (Triton's matmul tutorial:
+    # cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)), or a batch of tiled rows: by the launch's constants.
+    launch_divisors = sorted({c for c in constants if c > 1})
+    for a, b in product(names, names):
+        for d in launch_divisors:
+            yield (f"{a} * ap::triton::cdiv({b}, {d})",
+                   lambda env, a=a, b=b, d=d: env.atoms[a] * -(-env.atoms[b] // d))
+    for (a, d), (b, e) in combinations(product(names, launch_divisors), 2):
+        yield (f"ap::triton::cdiv({a}, {d}) * ap::triton::cdiv({b}, {e})",
+               lambda env, a=a, b=b, d=d, e=e: -(-env.atoms[a] // d) * -(-env.atoms[b] // e))
     if cap is not None:
         for name in names:
             yield (f"std::min<std::int64_t>({cap}, {name})",
@@ -126,8 +137,8 @@ def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
             f"{context} cannot be recovered: its values {fit_values} at the sampled points are not "
             "a constant, a size, an element count, a stride, an attribute (element), or a simple "
             "combination of these (sum, difference, min, max, multiple, ceiling or floor division "
-            "by a constant, product of two). Compute it in the kernel from the sizes it is given, "
-            "or make it an attribute of the op")
+            "by a constant, product of two, tiles over two extents). Compute it in the kernel "
+            "from the sizes it is given, or make it an attribute of the op")
     for env, value in zip(check_envs, check_values):
         if _integral(function(env)) != value:
             raise GenerationError(

@@ -462,7 +462,8 @@ def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
             return _probe(op, example, traced, position, atom, value, arch)
 
         launches.append(_recover_launch(op, position, record, recorded, envs, runs, samples,
-                                        dtype_runs, scratch, plugin_dtypes, probe, max_block))
+                                        dtype_runs, scratch, plugin_dtypes, probe, max_block,
+                                        arch, notes))
     for note in sorted(notes):
         log(f"{op.qualname}: note: {note}")
     return RecoveredLaunches(launches, [buffer for buffer, _ in scratch.values()], sorted(notes))
@@ -654,7 +655,7 @@ def _scalar_type(values, name, where, line):
 
 
 def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_runs, scratch,
-                    plugin_dtypes, probe, max_block):
+                    plugin_dtypes, probe, max_block, arch, notes):
     kernel = first.kernel
     kernel_name = kernel.fn.__name__
     fit_envs, check_envs = envs[:samples], envs[samples:]
@@ -667,9 +668,13 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
         if name in constexprs:
             plain = {repr(_plain(v)) for v in values}
             if len(plain) != 1:
-                family, argument = kernel_variants.add_varying(
-                    family, op, name, first, recorded, constexprs, envs, context, probe,
-                    max_block)
+                try:
+                    family, argument = kernel_variants.add_varying(
+                        family, op, name, first, recorded, constexprs, envs, context, probe,
+                        max_block)
+                except GenerationError as refusal:
+                    argument = _run_time_constexpr(op, name, first, values, fit_envs,
+                                                   check_envs, context, refusal, arch, notes)
                 arguments.append(argument)
                 continue
             value = _plain(values[0])
@@ -716,6 +721,62 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
                            arguments, int(options.get("num_warps", 4)),
                            int(options.get("num_stages", 3)), first.where, first.line, family,
                            first.config)
+
+
+def _run_time_constexpr(op, name, first, values, fit_envs, check_envs, context, refusal, arch,
+                        notes):
+    """A constexpr whose values are a size with no family to compile (Liger's `n_cols:
+    tl.constexpr`, any row length): compiled as a run-time argument of the recovered expression
+    where the kernel compiles that way (it computes with the value, not shapes or static loops
+    over it); otherwise `refusal`, the family's, with why."""
+    plain = [_plain(v) for v in values]
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in plain):
+        raise refusal
+    triton_type = "i32" if all(-2**31 <= v < 2**31 for v in plain) else "i64"
+    try:
+        cpp = fitting.fit(plain, fit_envs, check_envs, context, triton_type)
+    except GenerationError:
+        raise refusal from None
+    problem = _compile_problem(first, name, triton_type, arch)
+    if problem:
+        raise GenerationError(f"{refusal}; nor does the kernel compile with '{name}' as a run-time "
+                              f"argument ({problem}): make the kernel take it as one, or compute "
+                              "it as a power of two of a size") from None
+    notes.add(f"constexpr '{name}' of kernel '{first.kernel.fn.__name__}' ({first.where}) takes "
+              f"every size ({cpp}); it is compiled as a run-time {triton_type} argument, which "
+              "the kernel only computes with")
+    return RecoveredArgument(name, "scalar", cpp=cpp, triton_type=triton_type)
+
+
+def _compile_problem(record, name, triton_type, arch):
+    """Why the recorded launch's kernel does not compile with constexpr `name` as a run-time
+    argument of `triton_type` ("" when it does): one trial compilation, the other constexprs at
+    their recorded values."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    function = record.kernel
+    signature, constexprs = {}, {}
+    for parameter, value in record.arguments.items():
+        value = value if isinstance(value, torch.Tensor) else _plain(value)
+        if parameter == name:
+            signature[parameter] = triton_type
+        elif any(p.name == parameter and p.is_constexpr for p in function.params):
+            signature[parameter], constexprs[parameter] = "constexpr", value
+        elif isinstance(value, torch.Tensor):
+            signature[parameter] = "*" + TRITON_POINTER_TYPES.get(value.dtype, "fp32")
+        else:
+            signature[parameter] = _scalar_type([value], parameter, record.where, record.line)
+    target = GPUTarget("cuda", arch, 32)
+    backend = triton.compiler.make_backend(target)
+    options = backend.parse_options({"num_warps": int(record.options.get("num_warps", 4)),
+                                     "num_stages": int(record.options.get("num_stages", 3))})
+    try:
+        triton.compile(triton.compiler.ASTSource(fn=function, signature=signature,
+                                                 constexprs=constexprs),
+                       target=target, options=options.__dict__)
+    except Exception as error:  # noqa: BLE001 - Triton's compile errors have no common base
+        return str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
+    return ""
 
 
 # Launch options a kernel compiled ahead of time takes at these values, whoever passes them.
