@@ -1,6 +1,11 @@
 """The eager PyTorch side of the corpus's GPU checks, for `autoplugin check --reference`.
 
     python3 reference.py MODULE.py COMPARE FUNCTION DIR
+    python3 reference.py MODULE.py COMPARE FUNCTION --serve SOCKET
+
+The second form imports PyTorch, the module and its kernels once and answers every case of a
+`check` run: `reference_client.py SOCKET` is then the reference command (a case costs
+milliseconds instead of a Python start with PyTorch, Triton and a CUDA context each).
 
 DIR holds case.json and input<k>.npy (autoplugin check's reference protocol); this writes the
 outputs case.json lists. The module is imported (registering its op) and the case's inputs and
@@ -31,9 +36,12 @@ def load(path):
 
 
 def main(module_path, compare, function, folder):
+    compute(load(module_path), compare, function, folder)
+
+
+def compute(module, compare, function, folder):
     with open(os.path.join(folder, "case.json")) as f:
         case = json.load(f)
-    module = load(module_path)
     namespace, name = case["op"].split("::")
     op = getattr(getattr(torch.ops, namespace), name).default
     inputs = iter(case["inputs"])
@@ -62,5 +70,30 @@ def main(module_path, compare, function, folder):
         np.save(os.path.join(folder, spec["file"]), output.to(DTYPES[spec["dtype"]]).cpu().numpy())
 
 
+def serve(module_path, compare, function, path):
+    """Answers cases on the Unix socket `path`: a request is a folder's path, the answer "ok" or
+    "error: " and the traceback. The socket appears once the module is imported."""
+    import socket
+    import traceback
+    module = load(module_path)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path + ".part")
+    os.rename(path + ".part", path)
+    server.listen(4)
+    while True:
+        connection, _ = server.accept()
+        with connection:
+            folder = connection.makefile().readline().strip()
+            try:
+                compute(module, compare, function, folder)
+                answer = "ok\n"
+            except Exception:  # noqa: BLE001 - the client reports it, the server goes on
+                answer = "error: " + traceback.format_exc()
+            connection.sendall(answer.encode())
+
+
 if __name__ == "__main__":
-    main(*sys.argv[1:5])
+    if sys.argv[4] == "--serve":
+        serve(*sys.argv[1:4], sys.argv[5])
+    else:
+        main(*sys.argv[1:5])
