@@ -139,6 +139,9 @@ class PythonApiTest(unittest.TestCase):
             # the second call also shipped the compiled kernel (the project builds without Triton)
             self.assertTrue(os.path.isfile(os.path.join(out, "1", "twice", "aot",
                                                         "twice_twice_kernel_fp32.json")))
+            # with its specializations, as the project's SPECIALIZE call expects
+            self.assertTrue(os.path.isfile(os.path.join(out, "1", "twice", "aot",
+                                                        "twice_twice_kernel_fp32.s0.cubin")))
         self.assertTrue(any("wrote" in m for m in messages))
 
 

@@ -619,7 +619,7 @@ def ship_artefacts(op, structures, dtypes, directory, kernel_file_name, arch, lo
                      "--signature", launch.signature(dtype), "--name", target,
                      "--num-warps", str(launch.num_warps), "--num-stages",
                      str(launch.num_stages), "--arch", str(arch), "--out-dir",
-                     str(directory / "aot")] +
+                     str(directory / "aot"), "--specialize"] +
                     [f"--variant={variant}" for variant in _variants(launch)],
                     capture_output=True, text=True)
                 if result.returncode != 0:
