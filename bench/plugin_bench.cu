@@ -15,6 +15,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -169,6 +170,8 @@ struct Options {
   std::int64_t per_bag = 32;
   std::string index = "int64";
   std::string mode = "sum";
+  bool weighted = false;  // embedding_bag's per_sample_weights
+  std::optional<std::int64_t> padding_idx;
   int tactics = 0;  // time tactics 1..tactics (0: the default launcher only)
   int iterations = 50;
 };
@@ -192,6 +195,10 @@ Options parse_options(int argc, char** argv) {
       o.index = value;
     else if (key == "mode")
       o.mode = value;
+    else if (key == "weighted")
+      o.weighted = value == "1";
+    else if (key == "padding_idx")
+      o.padding_idx = std::stoll(value);
     else if (key == "tactics")
       o.tactics = std::stoi(value);
     else if (key == "iterations")
@@ -231,6 +238,9 @@ int time_op(const std::string& op, const std::string& dtype, const std::vector<s
   if (op == "embedding_bag") {
     fields.emplace_back("mode", mode.c_str(), nvinfer1::PluginFieldType::kCHAR,
                         static_cast<std::int32_t>(mode.size() + 1));
+    if (o.padding_idx) {
+      fields.emplace_back("padding_idx", &*o.padding_idx, nvinfer1::PluginFieldType::kINT64, 1);
+    }
   }
   Plugin p = make_plugin(("torchtrt_ex::" + op).c_str(), fields);
   const auto type = trt_dtype(dtype);
@@ -256,6 +266,7 @@ int time_op(const std::string& op, const std::string& dtype, const std::vector<s
     const auto index_type = trt_dtype(o.index);
     in.push_back(ap::trt::linear_desc(index_type, {o.bags * o.per_bag}));
     in.push_back(ap::trt::linear_desc(index_type, {o.bags}));
+    if (o.weighted) in.push_back(ap::trt::linear_desc(type, {o.bags * o.per_bag}));
     out = {{dtype, {o.bags, shape[1]}}};
   } else {
     std::fprintf(stderr, "unknown op %s\n", op.c_str());
@@ -292,6 +303,11 @@ int time_op(const std::string& op, const std::string& dtype, const std::vector<s
     check(cudaGetLastError(), "fill_bags");
     inputs.push_back(indices);
     inputs.push_back(offsets);
+    if (o.weighted) {
+      buffers.push_back(std::make_unique<Buffer>(bytes_of(dtype, o.bags * o.per_bag)));
+      fill(buffers.back()->data, dtype, o.bags * o.per_bag, -1.0f);
+      inputs.push_back(buffers.back()->data);
+    }
   }
   for (const auto& [name, extents] : out) {
     buffers.push_back(std::make_unique<Buffer>(bytes_of(name, numel(extents))));
@@ -419,6 +435,7 @@ int main(int argc, char** argv) {
       "usage: autoplugin_bench overhead [CALLS]\n"
       "       autoplugin_bench OP DTYPE D0,D1,... [padding=P0,P1,...] [nonzero=FRACTION]\n"
       "                        [bags=N] [per_bag=N] [index=int32|int64] [mode=sum|mean|max]\n"
+      "                        [weighted=0|1] [padding_idx=N]\n"
       "                        [tactics=N] [iterations=N]\n"
       "  OP: circular_pad, circular_pad_triton, gelu_tanh, nonzero, row_sum, row_max,\n"
       "      embedding_bag (D0,D1: the table's rows and width)\n");

@@ -80,8 +80,14 @@ def scale_shift(x, attributes, shape_inputs):
     return [y.to(x.dtype)]
 
 
-def embedding_bag(weight, indices, offsets, attributes, shape_inputs):
-    return [F.embedding_bag(indices, weight, offsets, mode=attributes.get("mode", "sum"))]
+def embedding_bag(weight, indices, *rest):
+    # offsets and per_sample_weights: None when absent, or not listed when trailing.
+    *optional, attributes, shape_inputs = rest
+    offsets, per_sample_weights = (list(optional) + [None, None])[:2]
+    return [F.embedding_bag(indices, weight, offsets, mode=attributes.get("mode", "sum"),
+                            per_sample_weights=per_sample_weights,
+                            include_last_offset=attributes.get("include_last_offset", False),
+                            padding_idx=attributes.get("padding_idx"))]
 
 
 def row_sum(x, attributes, shape_inputs):

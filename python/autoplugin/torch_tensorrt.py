@@ -70,12 +70,14 @@ def _dtype_of(node: Any) -> Optional[str]:
         return ""
 
 
-def supports_call(library: Library, op: Dict[str, Any], node: Any) -> bool:
-    """Capability validator: True when the plugin takes this call's dtypes and attributes (the
-    library checks both, as its creator and launcher table would); False lets Torch-TensorRT
-    run the op in PyTorch instead."""
+def call_refusal(library: Library, op: Dict[str, Any], args: Sequence[Any],
+                 kwargs: Dict[str, Any]) -> Optional[str]:
+    """Why the plugin cannot take this call (graph nodes as arguments, with ``meta["val"]``),
+    or None when it can: its dtypes have a launcher and its attributes decode, as the library's
+    creator and launcher table decide."""
     try:
-        request = plugin_request(op, node.args, node.kwargs)
+        request = plugin_request(op, args, kwargs)
+        names = [a["name"] for a in op["arguments"] if a["kind"] == "tensor"]
         ranks, dtypes = [], []
         present = iter(request.tensor_arguments)
         for k in range(len(request.tensor_arguments) + len(request.absent_inputs)):
@@ -86,16 +88,27 @@ def supports_call(library: Library, op: Dict[str, Any], node: Any) -> bool:
             tensor = next(present)
             value = getattr(tensor, "meta", {}).get("val")
             if value is None:
-                return False
+                return (f"op '{op['name']}': argument '{names[k]}' has no example value "
+                        f"(meta['val'])")
+            dtype = _dtype_of(tensor)
+            if not dtype:
+                return (f"op '{op['name']}': argument '{names[k]}' is {value.dtype}, a dtype "
+                        f"autoplugin plugins do not take")
             ranks.append(value.dim())
-            dtypes.append(_dtype_of(tensor) or "")
+            dtypes.append(dtype)
         lengths = [len(values) if isinstance(values, (list, tuple)) else 1
                    for values in request.shape_input_arguments]
         attributes = [f for f in request.fields if f.name != _fields.ABSENT_INPUTS_FIELD]
         library.shape_program(op["name"], ranks, dtypes, lengths, attributes)
-        return True
-    except Exception:  # noqa: BLE001 - any refusal means: not this plugin
-        return False
+        return None
+    except Exception as error:  # noqa: BLE001 - any refusal means: not this plugin
+        return str(error)
+
+
+def supports_call(library: Library, op: Dict[str, Any], node: Any) -> bool:
+    """Capability validator: True when the plugin takes this call's dtypes and attributes;
+    False lets Torch-TensorRT run the op in PyTorch instead."""
+    return call_refusal(library, op, node.args, node.kwargs) is None
 
 
 def _trt_fields(trt, request: PluginRequest):
@@ -118,15 +131,13 @@ def register_converters(plugin_library: str) -> Library:
     """Registers a Torch-TensorRT converter for every op of a TensorRT plugin library built with
     ``autoplugin_add_library``, and loads that library into TensorRT's plugin registry (once).
     The ops must already exist in PyTorch (``autoplugin.torch.load_library``)."""
-    import tensorrt as trt
     import torch
     from torch_tensorrt.dynamo.conversion import dynamo_tensorrt_converter
-    from torch_tensorrt.dynamo.conversion.converter_utils import get_trt_tensor
 
     library = open_library(plugin_library)
     if library.path in _registered_libraries:
         return library
-    trt.get_plugin_registry().load_library(library.path)
+    load_into_tensorrt(library)
 
     for name, op in library.ops.items():
         namespace, op_name = name.split("::", 1)
@@ -139,18 +150,37 @@ def register_converters(plugin_library: str) -> Library:
         @dynamo_tensorrt_converter(target, capability_validator=validator,
                                    supports_dynamic_shapes=True)
         def converter(ctx, target, args, kwargs, name, _op=op):
-            request = plugin_request(_op, args, kwargs)
-            creator = trt.get_plugin_registry().get_creator(
-                request.plugin_name, request.plugin_version, request.plugin_namespace)
-            plugin = creator.create_plugin(name, _trt_fields(trt, request),
-                                           trt.TensorRTPhase.BUILD)
-            inputs = [get_trt_tensor(ctx, t, f"{name}_input{k}")
-                      for k, t in enumerate(request.tensor_arguments)]
-            shape_inputs = [get_trt_tensor(ctx, s, f"{name}_shape{k}")
-                            for k, s in enumerate(request.shape_input_arguments)]
-            layer = ctx.net.add_plugin_v3(inputs, shape_inputs, plugin)
-            outputs = [layer.get_output(j) for j in range(request.num_outputs)]
+            outputs = add_plugin_layer(ctx, plugin_request(_op, args, kwargs), name)
             return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
     _registered_libraries[library.path] = library
     return library
+
+
+_loaded_into_tensorrt: Dict[str, bool] = {}
+
+
+def load_into_tensorrt(library: Library) -> None:
+    """Loads a plugin library into TensorRT's plugin registry, once per process."""
+    import tensorrt as trt
+
+    if library.path not in _loaded_into_tensorrt:
+        trt.get_plugin_registry().load_library(library.path)
+        _loaded_into_tensorrt[library.path] = True
+
+
+def add_plugin_layer(ctx, request: PluginRequest, name: str) -> List[Any]:
+    """Adds the requested plugin to a Torch-TensorRT conversion context's network; returns the
+    layer's outputs that the graph uses."""
+    import tensorrt as trt
+    from torch_tensorrt.dynamo.conversion.converter_utils import get_trt_tensor
+
+    creator = trt.get_plugin_registry().get_creator(
+        request.plugin_name, request.plugin_version, request.plugin_namespace)
+    plugin = creator.create_plugin(name, _trt_fields(trt, request), trt.TensorRTPhase.BUILD)
+    inputs = [get_trt_tensor(ctx, t, f"{name}_input{k}")
+              for k, t in enumerate(request.tensor_arguments)]
+    shape_inputs = [get_trt_tensor(ctx, s, f"{name}_shape{k}")
+                    for k, s in enumerate(request.shape_input_arguments)]
+    layer = ctx.net.add_plugin_v3(inputs, shape_inputs, plugin)
+    return [layer.get_output(j) for j in range(request.num_outputs)]

@@ -53,14 +53,24 @@ def make_input(spec, generator, device):
 
 
 def call_arguments(op_info, case, inputs):
-    """Positional tensors and shape inputs in schema order, attributes as keywords."""
+    """Positional tensors and shape inputs in schema order up to the first attribute, the rest
+    as keywords (a schema may list a tensor after an attribute); a trailing absent input the
+    case leaves out is None."""
     args, kwargs = [], dict(case.get("attributes", {}))
     tensors, shape_inputs = iter(inputs), iter(case.get("shape_inputs", []))
+    positional = True
     for argument in op_info["arguments"]:
         if argument["kind"] == "tensor":
-            args.append(next(tensors))
+            value = next(tensors, None)
         elif argument["kind"] == "shape_input":
-            args.append(list(next(shape_inputs)))
+            value = list(next(shape_inputs))
+        else:
+            positional = False
+            continue
+        if positional:
+            args.append(value)
+        else:
+            kwargs[argument["name"]] = value
     return args, kwargs
 
 
