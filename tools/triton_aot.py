@@ -384,15 +384,20 @@ def specialize(args, kernel, parameters, constants, stem, label, metadata, num_w
     if not args.specialize:
         return []
     results = []
-    for k, promised in enumerate(specialization_promises(parameters)):
+    for promised in specialization_promises(parameters):
         promising = [dict(p, divisibility=16 if p["name"] in promised else p["divisibility"])
                      for p in parameters]
         try:
-            specialized = compile_variant(args, kernel, promising, constants, f"{stem}.s{k}",
-                                          num_warps, num_stages)
+            specialized = compile_variant(args, kernel, promising, constants,
+                                          f"{stem}.s{len(results)}", num_warps, num_stages)
         except UsageError as error:
             raise UsageError(f"{label} with {', '.join(promised)} multiples of 16: {error}")
-        results.append((f"{stem}.s{k}", *specialized))
+        # Aligned data can make the compiler pipeline deeper: a build that needs more shared
+        # memory than the generic one may not launch where it does (Triton's autotuner prunes
+        # such a config); the generic build serves those arguments.
+        if specialized[0]["shared_bytes"] > metadata["shared_bytes"]:
+            continue
+        results.append((f"{stem}.s{len(results)}", *specialized))
     metadata["specializations"] = [result[0] for result in results]
     return results
 

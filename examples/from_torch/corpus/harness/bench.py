@@ -64,9 +64,6 @@ def tensor_flag(tensor):
     return f"{DTYPES[tensor.dtype]}:{'x'.join(map(str, tensor.shape))}"
 
 
-LOADED = {}
-
-
 @contextlib.contextmanager
 def numpy_scalars_as_ints():
     """Triton refuses NumPy integers at launch (the RFC's host code passes numpy.int32): turned
@@ -86,13 +83,13 @@ def numpy_scalars_as_ints():
         JITFunction.run = original
 
 
-def measure(module_spec, library, timer, dtype):
-    if module_spec.path not in LOADED:
-        LOADED[module_spec.path] = reference.load(module_spec.path)
-    loaded = LOADED[module_spec.path]
-    spec = module_spec.bench
+def measure(job):
+    """One row: `job` names the module (module, path, bench), its generated project (folder,
+    library), the timer and the dtype."""
+    loaded = reference.load(job["path"])
+    spec, dtype = job["bench"], job["dtype"]
     attributes = spec.get("attributes", {})
-    with open(os.path.join(module_spec.folders[0], "cases.json")) as f:
+    with open(os.path.join(job["folder"], "cases.json")) as f:
         qualname = json.load(f)["op"]
     namespace, name = qualname.split("::")
     op = getattr(getattr(torch.ops, namespace), name).default
@@ -128,12 +125,12 @@ def measure(module_spec, library, timer, dtype):
                 flags += ["--out", tensor_flag(inputs[index]), "--alias", f"{j}={index}"]
         for output in (outputs,) if isinstance(outputs, torch.Tensor) else outputs:
             flags += ["--out", tensor_flag(output)]
-        row = {"module": module_spec.module, "op": qualname, "dtype": dtype,
+        row = {"module": job["module"], "op": qualname, "dtype": dtype,
                "kernel_ms": kernel_ms(lambda: op(**arguments), kernel_names(loaded))}
     autotuned = spec.get("autotuned")
     if autotuned:
         row["triton_pick"] = str(getattr(loaded, autotuned).best_config)
-    command = [timer, library, qualname, *flags]
+    command = [job["timer"], job["library"], qualname, *flags]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         row["error"] = f"{' '.join(command)}: {result.stderr.strip()}"
@@ -145,6 +142,19 @@ def measure(module_spec, library, timer, dtype):
     row["picked_tactic"] = min(timing["tactics"], key=timing["tactics"].get)
     row["vs_kernel"] = row["plugin_ms"] / row["kernel_ms"] - 1
     return row
+
+
+def measure_apart(job):
+    """measure(job) in a process of its own: a kernel that faults (the RFC's eager host code
+    writes past its output when N * C > 1) leaves the CUDA context of that process unusable,
+    not the other rows'."""
+    result = subprocess.run([sys.executable, os.path.abspath(__file__), json.dumps(job)],
+                            capture_output=True, text=True)
+    lines = result.stdout.strip().splitlines()
+    if result.returncode == 0 and lines:
+        return json.loads(lines[-1])
+    error = (result.stderr.strip().splitlines() or ["no output"])[-1]
+    return {"module": job["module"], "dtype": job["dtype"], "error": error}
 
 
 def build_timer(prefix, work):
@@ -169,11 +179,10 @@ def run(modules, prefix, work):
         if not getattr(module, "bench", None):
             continue
         for dtype in module.dtypes.split(","):
-            try:
-                rows.append(measure(module, module.libraries[0][1], timer, dtype))
-            except Exception as error:  # a failed measurement is a row, not the end of the run
-                rows.append({"module": module.module, "dtype": dtype,
-                             "error": f"{type(error).__name__}: {error}"})
+            folder, library = module.libraries[0]
+            job = {"module": module.module, "path": module.path, "bench": module.bench,
+                   "folder": folder, "library": library, "timer": timer, "dtype": dtype}
+            rows.append(measure_apart(job))
     print(f"\n{'module':<24}{'dtype':<9}{'plugin ms':>10}{'kernel ms':>10}{'vs kernel':>10}"
           f"  tactics (ms)")
     status = 0
@@ -195,3 +204,13 @@ def run(modules, prefix, work):
     with open(os.path.join(work, "bench.json"), "w") as f:
         json.dump(rows, f, indent=1)
     return status
+
+
+if __name__ == "__main__":
+    try:
+        print(json.dumps(measure(json.loads(sys.argv[1]))))
+    except Exception as error:  # a failed measurement is a row, not the end of the run
+        job = json.loads(sys.argv[1])
+        print(json.dumps({"module": job["module"], "dtype": job["dtype"],
+                          "error": f"{type(error).__name__}: "
+                                   f"{(str(error).splitlines() or [''])[0]}"}))
