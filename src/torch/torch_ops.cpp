@@ -2,33 +2,52 @@
 // declaration's schema string, and a CUDA kernel that calls the op's own launcher (the fake
 // implementation is the Python package's: autoplugin.torch.load_library). Compiled into the
 // libraries that autoplugin_add_torch_library builds; `torch.ops.load_library` loads them.
+//
+// An eager call's host work (converting the attributes, the shape function, the output dtypes,
+// the launcher choice, the workspace size) depends only on its signature: the inputs' dtypes and
+// extents, the shape inputs' and attributes' values. It is done once per signature and kept
+// (Prepared, in the op's SignatureCache); a later call whose tensors are contiguous CUDA tensors
+// on one device (a direct call) packs its signature, finds it, allocates the outputs and
+// launches. Every other call (a non-contiguous input, a CPU tensor, a bad argument, an op with
+// data-dependent extents) takes the full path, which reports errors.
 #include <ATen/ATen.h>
 #include <ATen/core/stack.h>
 #include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/EmptyTensor.h>
 #include <c10/cuda/CUDAGuard.h>
+#include <c10/util/SmallVector.h>
 #include <cuda_runtime.h>
 #include <torch/library.h>
 
-#include <autoplugin/backend/shapes.h>
 #include <autoplugin/backend/op.h>
+#include <autoplugin/backend/shapes.h>
 #include <autoplugin/error.h>
 
+#include <atomic>
+#include <bit>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "torch_signature.h"
 #include "torch_values.h"
 
 namespace autoplugin::torch_adapter {
 namespace {
 
-// Tactics chosen with autoplugin_torch_v1_set_tactic (0: the op's first launcher).
+// Tactics chosen with autoplugin_torch_v1_set_tactic (0: the op's first launcher). Each choice
+// counts one generation more, which empties the signature caches (their launchers were chosen
+// with the tactics before).
 std::mutex tactic_mutex;
 std::map<std::string, std::int32_t, std::less<>> chosen_tactics;
+std::atomic<std::uint64_t> tactic_generation{0};
 
 std::int32_t tactic_of(const std::string& op) {
   std::lock_guard lock(tactic_mutex);
@@ -42,22 +61,86 @@ std::string dtype_list(std::span<const DType> dtypes) {
   return text;
 }
 
-// One call of an op: its arguments converted, outputs allocated, launcher called.
+// The start of every message, made only when one is (not per call).
+std::string who(const Op& op) { return "op '" + op.qualified_name() + "': "; }
+
+using Outputs = c10::SmallVector<at::Tensor, 4>;
+
+// An output or workspace from PyTorch's caching allocator: at::empty's CUDA kernel without the
+// dispatcher (and with its fill where deterministic algorithms ask for one).
+at::Tensor empty_on(c10::Device device, at::IntArrayRef extents, c10::ScalarType type) {
+  const at::Context& context = at::globalContext();
+  if (context.deterministicAlgorithms() && context.deterministicFillUninitializedMemory()) {
+    return at::empty(extents, at::TensorOptions().dtype(type).device(device));
+  }
+  return at::detail::empty_cuda(extents, type, device, std::nullopt);
+}
+
+// Allocates the outputs and workspace of a prepared call and runs its launcher on the current
+// stream of `device` (already the current device). `inputs`: the dense tensors, one per input
+// (null where absent), which in-place outputs are.
+Outputs launch(const Op& op, const Prepared& prepared, c10::Device device,
+               std::span<const TensorRef> input_refs, std::span<const at::Tensor* const> inputs) {
+  Outputs outputs;
+  c10::SmallVector<TensorRef, 4> output_refs;
+  for (const PreparedOutput& p : prepared.outputs) {
+    at::Tensor out = p.aliased >= 0 ? *inputs[std::size_t(p.aliased)]
+                                    : empty_on(device, p.extents, p.scalar_type);
+    TensorRef ref;
+    ref.dtype = p.dtype;
+    ref.rank = static_cast<std::int32_t>(p.extents.size());
+    std::copy(p.extents.begin(), p.extents.end(), ref.extents.begin());
+    ref.data = out.numel() > 0 ? out.data_ptr() : nullptr;
+    outputs.push_back(std::move(out));
+    output_refs.push_back(ref);
+  }
+  at::Tensor workspace;
+  if (prepared.workspace_bytes > 0) {
+    workspace = empty_on(device, {static_cast<std::int64_t>(prepared.workspace_bytes)}, at::kByte);
+  }
+  const cudaStream_t stream = at::cuda::getCurrentCUDAStream(device.index()).stream();
+  const LaunchArgs args{input_refs,
+                        {output_refs.data(), output_refs.size()},
+                        {},
+                        prepared.attributes,
+                        reinterpret_cast<Stream>(stream),
+                        Workspace{prepared.workspace_bytes > 0 ? workspace.data_ptr() : nullptr,
+                                  prepared.workspace_bytes},
+                        prepared.bound};
+  const LauncherEntry* ran = prepared.launcher;
+  const std::int64_t status = op.launch(*prepared.launcher, args, &ran);
+  if (status != 0) {
+    throw Error(who(op) + "launcher '" + ran->launcher->name + "' returned status " +
+                std::to_string(status));
+  }
+  if (!ran->launcher->returns_status) {
+    const cudaError_t error = cudaGetLastError();
+    if (error != cudaSuccess) {
+      throw Error(who(op) + "launcher '" + ran->launcher->name + "' left CUDA error " +
+                  cudaGetErrorName(error) + ": " + cudaGetErrorString(error));
+    }
+  }
+  return outputs;
+}
+
+// The full path of a call: its arguments converted and checked, the shape function run, outputs
+// allocated, the launcher called. Calls without data-dependent extents keep what they computed
+// in their op's SignatureCache (when they are direct: see pack_direct_call).
 class Call {
  public:
-  Call(const Op& op, const c10::FunctionSchema& schema, at::ArrayRef<c10::IValue> arguments)
-      : op_(op) {
+  Call(const Op& op, at::ArrayRef<c10::IValue> arguments) : op_(op) {
     if (arguments.size() != op.schema().arguments.size()) {
       throw Error(who() + "called with " + std::to_string(arguments.size()) +
                   " arguments; the schema has " + std::to_string(op.schema().arguments.size()));
     }
-    (void)schema;
     for (std::size_t i = 0; i < arguments.size(); ++i) take(op.schema().arguments[i], arguments[i]);
   }
 
-  std::vector<at::Tensor> run() {
+  // `signature`: the call's when it is direct (its Prepared is then kept), else null.
+  Outputs run(const Signature* signature, SignatureCache& cache) {
     if (device_ == std::nullopt) throw Error(who() + "has no tensor argument to run on");
     const c10::cuda::CUDAGuard guard(*device_);
+    const std::uint64_t generation = tactic_generation.load(std::memory_order_acquire);
     bound_ = op_.bind_attributes(attributes_);
     ShapeScope scope;
     const std::vector<Shape> shapes =
@@ -69,12 +152,60 @@ class Call {
     const LauncherEntry* launcher =
         op_.find_launcher(dtypes, tactic_of(op_.qualified_name()), absent_);
     if (launcher == nullptr) throw Error(missing_launcher(dtypes));
+    if (scope.size_tensors().empty()) {
+      return run_prepared(prepare(shapes, dtypes, launcher), signature, cache, generation);
+    }
+    return run_data_dependent(shapes, dtypes, launcher, scope);
+  }
 
-    // Data-dependent extents are allocated at their upper bound; the kernel writes the counts.
+ private:
+  // Every output extent is known: what any call of this signature computes.
+  std::shared_ptr<const Prepared> prepare(const std::vector<Shape>& shapes,
+                                          const std::vector<DType>& dtypes,
+                                          const LauncherEntry* launcher) {
+    auto prepared = std::make_shared<Prepared>();
+    prepared->launcher = launcher;
+    for (int j = 0; j < op_.num_returns(); ++j) {
+      const Shape& shape = shapes[std::size_t(j)];
+      PreparedOutput output;
+      for (std::size_t i = 0; i < shape.rank(); ++i) {
+        output.extents.push_back(bounded_extent(shape[i], {}));
+      }
+      output.dtype = dtypes[input_dtypes_.size() + std::size_t(j)];
+      output.aliased = op_.aliased_input(j);
+      if (output.aliased < 0) output.scalar_type = to_scalar_type(output.dtype);
+      prepared->outputs.push_back(std::move(output));
+    }
+    prepared->workspace_bytes =
+        op_.has_workspace() ? op_.workspace_size(input_shapes_, shape_inputs_, attributes_, absent_)
+                            : 0;
+    prepared->attributes = std::move(attributes_);
+    prepared->bound = std::move(bound_);
+    return prepared;
+  }
+
+  Outputs run_prepared(const std::shared_ptr<const Prepared>& prepared, const Signature* signature,
+                       SignatureCache& cache, std::uint64_t generation) {
+    c10::SmallVector<const at::Tensor*, 6> inputs;
+    for (const at::Tensor& input : inputs_) inputs.push_back(&input);
+    Outputs outputs = launch(op_, *prepared, *device_, input_refs_, inputs);
+    if (signature != nullptr) cache.insert(*signature, prepared, generation);
+    for (std::size_t j = 0; j < outputs.size(); ++j) {  // in place on a dense copy: write it back
+      const int k = prepared->outputs[j].aliased;
+      if (k >= 0 && copied_inputs_[std::size_t(k)].defined()) {
+        copied_inputs_[std::size_t(k)].copy_(inputs_[std::size_t(k)]);
+        outputs[j] = copied_inputs_[std::size_t(k)];
+      }
+    }
+    return outputs;
+  }
+
+  // Data-dependent extents are allocated at their upper bound; the kernel writes the counts.
+  Outputs run_data_dependent(const std::vector<Shape>& shapes, const std::vector<DType>& dtypes,
+                             const LauncherEntry* launcher, const ShapeScope& scope) {
     const std::size_t num_size_tensors = scope.size_tensors().size();
     std::vector<std::int64_t> uppers;
     for (const SizeTensorDecl& s : scope.size_tensors()) uppers.push_back(evaluate_known(s.upper));
-    const std::vector<std::vector<std::int64_t>> no_values;
     std::vector<at::Tensor> outputs;
     std::vector<TensorRef> output_refs;
     for (int j = 0; j < op_.num_returns(); ++j) {
@@ -147,10 +278,11 @@ class Call {
         copied_inputs_[std::size_t(k)].copy_(inputs_[std::size_t(k)]);
       }
     }
-    return shape_outputs(shapes, scope, counts, uppers, std::move(outputs));
+    std::vector<at::Tensor> shaped =
+        shape_outputs(shapes, scope, counts, uppers, std::move(outputs));
+    return Outputs(std::make_move_iterator(shaped.begin()), std::make_move_iterator(shaped.end()));
   }
 
- private:
   void take(const Argument& argument, const c10::IValue& value) {
     if (argument.type.is_tensor()) {
       take_tensor(argument, value);
@@ -272,8 +404,7 @@ class Call {
            "), inputs then outputs; add a launcher for them. The op's launchers take:" + rows;
   }
 
-  // The start of every message, made only when one is (not per call).
-  std::string who() const { return "op '" + op_.qualified_name() + "': "; }
+  std::string who() const { return torch_adapter::who(op_); }
 
   const Op& op_;
   std::optional<c10::Device> device_;
@@ -288,13 +419,8 @@ class Call {
   std::vector<BoundValues> bound_;
 };
 
-// The CUDA kernel of every autoplugin op: finds the op by the operator's name.
-// The op of an operator, looked up once per operator (PyTorch keeps each schema in place).
+// The op of an operator: the declaration of the operator's name, validated.
 const Op& op_of(const c10::FunctionSchema& schema) {
-  static std::mutex mutex;
-  static std::map<const c10::FunctionSchema*, const Op*> found;
-  std::lock_guard lock(mutex);
-  if (const auto it = found.find(&schema); it != found.end()) return *it->second;
   std::string name = schema.name();
   if (!schema.overload_name().empty()) name += "." + schema.overload_name();
   const Op* op = find_op(name);
@@ -303,24 +429,55 @@ const Op& op_of(const c10::FunctionSchema& schema) {
     for (const std::string& e : registry().errors()) errors += "\n  " + e;
     throw Error("op '" + name + "' did not validate:" + errors);
   }
-  found.emplace(&schema, op);
   return *op;
 }
 
-void run(const c10::OperatorHandle& handle, torch::jit::Stack* stack) {
-  const c10::FunctionSchema& schema = handle.schema();
-  const std::size_t num_arguments = schema.arguments().size();
-  std::vector<at::Tensor> outputs;
-  try {
-    outputs = Call(op_of(schema), schema, torch::jit::last(*stack, num_arguments)).run();
-  } catch (const c10::Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    TORCH_CHECK(false, "autoplugin: ", e.what());
+// The kernel of one operator (CUDA; on the CPU it refuses the call, naming the argument): finds
+// its op on the first call, then takes the direct path where it can.
+class Kernel final : public c10::OperatorKernel {
+ public:
+  void operator()(const c10::OperatorHandle& handle, c10::DispatchKeySet,
+                  torch::jit::Stack* stack) {
+    const c10::FunctionSchema& schema = handle.schema();
+    const std::size_t num_arguments = schema.arguments().size();
+    Outputs outputs;
+    try {
+      outputs = call(op(schema), torch::jit::last(*stack, num_arguments));
+    } catch (const c10::Error&) {
+      throw;
+    } catch (const std::exception& e) {
+      TORCH_CHECK(false, "autoplugin: ", e.what());
+    }
+    torch::jit::drop(*stack, num_arguments);
+    for (at::Tensor& out : outputs) torch::jit::push(*stack, std::move(out));
   }
-  torch::jit::drop(*stack, num_arguments);
-  for (at::Tensor& out : outputs) torch::jit::push(*stack, std::move(out));
-}
+
+ private:
+  const Op& op(const c10::FunctionSchema& schema) {
+    const Op* found = op_.load(std::memory_order_acquire);
+    if (found == nullptr) {
+      found = &op_of(schema);
+      op_.store(found, std::memory_order_release);
+    }
+    return *found;
+  }
+
+  Outputs call(const Op& op, at::ArrayRef<c10::IValue> arguments) {
+    const std::uint64_t generation = tactic_generation.load(std::memory_order_acquire);
+    Signature signature;
+    DirectInputs inputs;
+    if (!pack_direct_call(op, arguments, signature, inputs)) {
+      return Call(op, arguments).run(nullptr, cache_);
+    }
+    const std::shared_ptr<const Prepared> prepared = cache_.find(signature, generation);
+    if (prepared == nullptr) return Call(op, arguments).run(&signature, cache_);
+    const c10::cuda::CUDAGuard guard(*inputs.device);
+    return launch(op, *prepared, *inputs.device, inputs.refs, inputs.tensors);
+  }
+
+  std::atomic<const Op*> op_{nullptr};
+  SignatureCache cache_;
+};
 
 // PyTorch libraries of this shared library, one per namespace and kind, alive while it is.
 struct Libraries {
@@ -349,8 +506,10 @@ struct Libraries {
       it->second.cpu = &libraries.back();
     }
     it->second.definitions->def(schema_text.c_str());
-    it->second.cuda->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunction<&run>());
-    it->second.cpu->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunction<&run>());
+    it->second.cuda->impl(name.c_str(),
+                          torch::CppFunction::makeFromBoxedFunctor(std::make_unique<Kernel>()));
+    it->second.cpu->impl(name.c_str(),
+                         torch::CppFunction::makeFromBoxedFunctor(std::make_unique<Kernel>()));
   }
 };
 
@@ -377,5 +536,6 @@ extern "C" __attribute__((visibility("default"))) int autoplugin_torch_v1_set_ta
   if (op == nullptr || tactic < 0 || autoplugin::find_op(op) == nullptr) return -1;
   std::lock_guard lock(torch_adapter::tactic_mutex);
   torch_adapter::chosen_tactics[op] = tactic;
+  torch_adapter::tactic_generation.fetch_add(1, std::memory_order_release);
   return 0;
 }

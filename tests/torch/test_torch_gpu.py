@@ -195,6 +195,51 @@ class OnTheGpu(unittest.TestCase):
         torch.testing.assert_close(torch.ops.torchtrt_ex.gelu_tanh(x),
                                    torch.nn.functional.gelu(x, approximate="tanh"))
 
+    def test_calls_that_differ_in_one_value_are_not_confused(self):
+        # What a call computes from its signature is kept: each differing value must count.
+        torch = self.torch
+        ops = torch.ops.torchtrt_ex
+        F = torch.nn.functional
+        x = torch.randn(2, 3, 5, 6, device="cuda")
+        for padding in ([1, 1, 1, 1], [2, 1, 0, 2], [1, 1, 1, 1], [0, 0]):
+            torch.testing.assert_close(ops.circular_pad(x, padding),
+                                       F.pad(x, padding, mode="circular"))
+        for shape in ((2, 3, 5, 6), (2, 3, 6, 5), (3, 2, 5, 6)):
+            y = torch.randn(shape, device="cuda")
+            torch.testing.assert_close(ops.circular_pad(y, [1, 2]),
+                                       F.pad(y, [1, 2], mode="circular"))
+        for dtype in (torch.float16, torch.float32):
+            y = x.to(dtype)
+            out = ops.circular_pad(y, [1, 1])
+            self.assertEqual(out.dtype, dtype)
+            torch.testing.assert_close(out, F.pad(y, [1, 1], mode="circular"))
+        z = torch.randn(4, 7, device="cuda") * 4
+        for attributes in ({"scale": 2.0}, {"scale": 2}, {"scale": 3.0}, {"scale": 2.0, "shift": 1},
+                           {"scale": 2.0, "relu": True}, {"scale": 0.5, "rounding": "floor"},
+                           {"scale": 0.5, "rounding": "nearest"}, {"scale": 2.0}):
+            with self.subTest(attributes=attributes):
+                expected = self.reference.OPS["scale_shift"](z, attributes, [])[0]
+                torch.testing.assert_close(ops.scale_shift(z, **attributes), expected)
+        # A non-contiguous input after a contiguous one of the same signature: still copied.
+        t = torch.randn(6, 10, device="cuda")
+        ops.gelu_tanh(t.t().contiguous())
+        torch.testing.assert_close(ops.gelu_tanh(t.t()), F.gelu(t.t(), approximate="tanh"))
+
+    def test_a_tactic_chosen_after_calls_applies_to_the_next_call(self):
+        import autoplugin.torch
+
+        torch = self.torch
+        x = torch.randn(4, 100, device="cuda")
+        torch.ops.torchtrt_ex.row_sum(x)
+        try:
+            autoplugin.torch.set_tactic(self.library, "torchtrt_ex::row_sum", 99)
+            with self.assertRaisesRegex(RuntimeError, "no launcher"):
+                torch.ops.torchtrt_ex.row_sum(x)
+        finally:
+            autoplugin.torch.set_tactic(self.library, "torchtrt_ex::row_sum", 0)
+        torch.testing.assert_close(torch.ops.torchtrt_ex.row_sum(x), x.sum(-1), atol=1e-3,
+                                   rtol=1e-4)
+
     def test_each_tactic_can_be_chosen(self):
         import autoplugin.torch
 
