@@ -15,7 +15,8 @@ listed in ``autoplugin_absent_inputs``; one output per plugin output: the schema
 a 0-d INT32 size tensor per data-dependent extent (the parser names every output of the layer).
 
 ``plugin_node`` and ``parser_fields`` are pure functions of the op's description (no torch, no
-onnx); ``translation_table`` needs torch and onnxscript.
+onnx); ``translation_table`` needs torch and onnxscript. ``aten_translation_table`` exports
+aten's ``embedding_bag`` as the examples' embedding_bag plugin the same way.
 """
 
 import struct
@@ -263,24 +264,28 @@ def _ir_attribute(attribute: OnnxAttribute):
     return make[attribute.type](attribute.name, attribute.value)
 
 
-def _translation(op: Dict[str, Any], domain: Optional[str]):
-    import inspect
-
+def _emit(node: PluginNode) -> List[Any]:
+    """Records the node in the graph being exported; its outputs that are the schema's returns."""
     from onnxscript import ir
     from onnxscript.values import Op, Opset
 
+    # A SymInt is a shape input of one value: 1-D, like a SymInt[]'s.
+    inputs = [[v] if is_shape and not isinstance(v, (list, tuple)) else v
+              for v, is_shape in zip(node.inputs, node.shape_inputs)]
+    call = Op(Opset(node.domain, 1), node.op_type, _op_schema(node))
+    outputs = call(*inputs, **{a.name: _ir_attribute(a) for a in node.attributes})
+    outputs = list(outputs) if isinstance(outputs, Sequence) else [outputs]
+    for size in outputs[node.num_returns:]:
+        size.dtype = ir.DataType.INT32
+        size.shape = ir.Shape([])
+    return outputs[:node.num_returns]
+
+
+def _translation(op: Dict[str, Any], domain: Optional[str]):
+    import inspect
+
     def translate(*args, **kwargs):
-        node = plugin_node(op, args, kwargs, domain)
-        # A SymInt is a shape input of one value: 1-D, like a SymInt[]'s.
-        inputs = [[v] if is_shape and not isinstance(v, (list, tuple)) else v
-                  for v, is_shape in zip(node.inputs, node.shape_inputs)]
-        call = Op(Opset(node.domain, 1), node.op_type, _op_schema(node))
-        outputs = call(*inputs, **{a.name: _ir_attribute(a) for a in node.attributes})
-        outputs = list(outputs) if isinstance(outputs, Sequence) else [outputs]
-        for size in outputs[node.num_returns:]:
-            size.dtype = ir.DataType.INT32
-            size.shape = ir.Shape([])
-        returns = outputs[:node.num_returns]
+        returns = _emit(plugin_node(op, args, kwargs, domain))
         return returns[0] if len(returns) == 1 else tuple(returns)
 
     translate.__name__ = f"autoplugin_onnx_{op['plugin_name']}"
@@ -314,3 +319,50 @@ def translation_table(library: Union[Library, str], domain: Optional[str] = None
     if not isinstance(library, Library):
         library = open_library(library)
     return {_torch_op(name): _translation(op, domain) for name, op in library.ops.items()}
+
+
+def aten_translation_table(library: Union[Library, str], domain: Optional[str] = None,
+                           op_name: str = "torchtrt_ex::embedding_bag") -> Dict[Any, Any]:
+    """``custom_translation_table`` entries that export aten's ``embedding_bag`` (which ONNX
+    export otherwise writes as a ``Loop`` over bags) as the plugin node of ``op_name``, an op of
+    ``library`` with the examples' embedding_bag schema; merge them with ``translation_table``.
+    The node's arguments are the Torch-TensorRT converter's (``autoplugin.aten_converters``):
+    ``mode`` by name, ``padding_idx`` as PyTorch means it, the training-only arguments dropped.
+    aten's op has three more outputs (``offset2bag``, ``bag_size``, ``max_indices``) that only
+    its backward reads: they are exported as empty int64 tensors, so a model that reads them
+    must not use this table."""
+    import inspect
+
+    import torch
+    from onnxscript import opset18
+
+    from .aten_converters import _EMBEDDING_BAG_ARGUMENTS, embedding_bag_arguments
+
+    if not isinstance(library, Library):
+        library = open_library(library)
+    if op_name not in library.ops:
+        raise OnnxExportError(f"op '{op_name}' is not in {library.path}: aten's embedding_bag is "
+                              "exported as the examples' embedding_bag plugin")
+    op = library.ops[op_name]
+
+    def translation(overload: str):
+        def translate(*args, **kwargs):
+            arguments = embedding_bag_arguments(overload, args, kwargs)
+            (output,) = _emit(plugin_node(op, [], arguments, domain))
+            unused = opset18.Constant(value_ints=[])  # offset2bag, bag_size, max_indices
+            return output, unused, unused, unused
+
+        translate.__name__ = f"autoplugin_onnx_{overload.replace('.', '_')}"
+        translate.__qualname__ = translate.__name__
+        translate.__signature__ = inspect.Signature([
+            inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)
+            for name in _EMBEDDING_BAG_ARGUMENTS])
+        return translate
+
+    aten = torch.ops.aten
+    overloads = {"aten.embedding_bag.padding_idx": aten.embedding_bag.padding_idx,
+                 "aten.embedding_bag.default": aten.embedding_bag.default,
+                 "aten._embedding_bag.default": aten._embedding_bag.default,
+                 "aten._embedding_bag_forward_only.default":
+                     aten._embedding_bag_forward_only.default}
+    return {target: translation(name) for name, target in overloads.items()}

@@ -178,6 +178,39 @@ class Export(unittest.TestCase):
         self.assertEqual(namespace, [b"torchtrt_ex"])
         self.assertIn("trt.plugins", [o.domain for o in proto.opset_import])
 
+    def test_dlrm_embedding_bags_become_plugin_nodes(self):
+        """aten's embedding_bag (a Loop over bags in plain ONNX export) as the plugin node, with
+        aten_translation_table: one node per table of the DLRM-style model, decoding to the
+        table's mode, include_last_offset and padding_idx."""
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                        "examples", "embedding_bag"))
+        from dlrm import DLRM, TABLES, example_inputs
+
+        table = dict(self.ap_onnx.translation_table(self.library))
+        table.update(self.ap_onnx.aten_translation_table(self.library))
+        model = DLRM().eval()
+        program = self.torch.onnx.export(model, example_inputs(batch=8), dynamo=True,
+                                         custom_translation_table=table, verbose=False)
+        proto = program.model_proto
+        self.onnx.checker.check_model(proto, full_check=True)
+        path = os.path.join(self.folder.name, "dlrm.onnx")
+        self.onnx.save(proto, path)
+        text = run_tool(path)
+        print(text.stdout)
+        self.assertEqual(text.returncode, 0, text.stdout + text.stderr)
+        report = json.loads(run_tool(path, "--json").stdout)
+        self.assertTrue(all(entry["created"] and not entry["problems"]
+                            for entry in report["nodes"]), report)
+        self.assertNotIn("Loop", [n.op_type for n in proto.graph.node])
+        nodes = [n for n in proto.graph.node if n.domain == "torchtrt_ex"]
+        self.assertEqual(len(nodes), len(TABLES))
+        for node, (_, _, mode, padding, weighted, last_offset) in zip(nodes, TABLES):
+            self.assert_decodes_as_called(node, "torchtrt_ex::embedding_bag",
+                                          {"mode": mode, "include_last_offset": last_offset,
+                                           "padding_idx": padding})
+            # weight, indices, offsets, and the per-sample weights where the table takes them
+            self.assertEqual(len(node.input), 4 if weighted else 3)
+
     def test_an_op_not_in_pytorch_is_named(self):
         with self.assertRaisesRegex(self.ap_onnx.OnnxExportError,
                                     r"op 'nowhere::op' is not defined in PyTorch"):
