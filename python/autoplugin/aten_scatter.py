@@ -38,13 +38,14 @@ class ScatterArguments(NamedTuple):
     include_self: bool
 
 
-def _target_name(node: Any) -> str:
-    return str(getattr(node, "target", None))  # an OpOverload prints as "aten.scatter_add.default"
+def target_name(node: Any) -> str:
+    """The node's target as torch.export prints it, e.g. "aten.scatter_add.default"."""
+    return str(getattr(node, "target", None))
 
 
 def scatter_arguments(node: Any) -> ScatterArguments:
     """The plugin's arguments for a scatter_reduce.two or scatter_add.default node."""
-    target = _target_name(node)
+    target = target_name(node)
     args, kwargs = list(node.args), dict(node.kwargs)
     names = ["self", "dim", "index", "src"]
     if target == "aten.scatter_reduce.two":
@@ -103,7 +104,8 @@ def refusal(node: Any) -> Optional[str]:
     for d in range(rank):
         index_extent, src_extent, self_extent = (
             index_value.shape[d], src_value.shape[d], self_value.shape[d])
-        if all(isinstance(e, int) for e in (index_extent, src_extent)) and index_extent > src_extent:
+        known = all(isinstance(e, int) for e in (index_extent, src_extent))
+        if known and index_extent > src_extent:
             return f"index.size({d}) = {index_extent} > src.size({d}) = {src_extent}"
         if (d != axis and all(isinstance(e, int) for e in (index_extent, self_extent))
                 and index_extent > self_extent):

@@ -69,11 +69,11 @@ class Validator(unittest.TestCase):
 
     def scatter_nodes(self):
         return [n for n in self.program.graph.nodes
-                if n.op == "call_function" and self.scatter._target_name(n) in self.scatter.TARGETS]
+                if n.op == "call_function" and self.scatter.target_name(n) in self.scatter.TARGETS]
 
     def test_export_gives_the_two_overloads_and_each_is_accepted(self):
         nodes = self.scatter_nodes()
-        targets = sorted(self.scatter._target_name(n) for n in nodes)
+        targets = sorted(self.scatter.target_name(n) for n in nodes)
         self.assertEqual(targets, ["aten.scatter_add.default"] + ["aten.scatter_reduce.two"] * 3)
         for node in nodes:
             print(f"exported {node.format_node()}\n  validator: "
@@ -88,7 +88,7 @@ class Validator(unittest.TestCase):
                                                 (-2, "amin", False)]}
         seen = {}
         for node in self.scatter_nodes():
-            target = self.scatter._target_name(node)
+            target = self.scatter.target_name(node)
             request = self.scatter.plugin_request(op, node.args, node.kwargs, target)
             self.assertEqual((request.plugin_name, request.plugin_namespace),
                              ("scatter_reduce", "torchtrt_ex"))
@@ -145,7 +145,8 @@ class Validator(unittest.TestCase):
         module = self.program.module()
         replaced = 0
         for node in module.graph.nodes:
-            if node.op != "call_function" or self.scatter._target_name(node) not in self.scatter.TARGETS:
+            target = self.scatter.target_name(node)
+            if node.op != "call_function" or target not in self.scatter.TARGETS:
                 continue
             call = self.scatter.scatter_arguments(node)
             node.target = torch.ops.torchtrt_ex.scatter_reduce.default
