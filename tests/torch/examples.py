@@ -53,15 +53,21 @@ def make_input(spec, generator, device):
 
 
 def call_arguments(op_info, case, inputs):
-    """Positional tensors and shape inputs in schema order, attributes as keywords."""
-    args, kwargs = [], dict(case.get("attributes", {}))
-    tensors, shape_inputs = iter(inputs), iter(case.get("shape_inputs", []))
-    for argument in op_info["arguments"]:
+    """Tensors and shape inputs positional, in schema order; attributes as keywords, except those
+    before a tensor, which are positional where the schema puts them (scatter_reduce's dim)."""
+    attributes = dict(case.get("attributes", {}))
+    arguments = op_info["arguments"]
+    positional = [k for k, a in enumerate(arguments) if a["kind"] in ("tensor", "shape_input")]
+    last = positional[-1] if positional else -1
+    args, tensors, shape_inputs = [], iter(inputs), iter(case.get("shape_inputs", []))
+    for k, argument in enumerate(arguments):
         if argument["kind"] == "tensor":
             args.append(next(tensors))
         elif argument["kind"] == "shape_input":
             args.append(list(next(shape_inputs)))
-    return args, kwargs
+        elif k < last:
+            args.append(attributes.pop(argument["name"]))
+    return args, attributes
 
 
 def assert_close(test, actual, expected, dtype_name, case):
