@@ -74,7 +74,8 @@ if want scatter; then
   "$build/tools/autoplugin" check "$library" --case "$root/examples/scatter_reduce/cases.json" \
     --reference "python3 $root/examples/reference.py" > "$out/scatter-check.log" 2>&1 || status=1
   grep -E "FAIL|passed|failed" "$out/scatter-check.log" | tail -8
-  compute-sanitizer --tool memcheck --error-exitcode 1 --target-processes all \
+  "$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)" \
+    --tool memcheck --error-exitcode 1 --target-processes all \
     "$build/tools/autoplugin" check "$library" --case "$root/examples/scatter_reduce/cases.json" \
     > "$out/scatter-memcheck.log" 2>&1 || status=1
   grep -E "ERROR SUMMARY|passed|failed" "$out/scatter-memcheck.log" | tail -3
