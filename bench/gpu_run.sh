@@ -4,8 +4,11 @@
 # every example against PyTorch (scripts/check-examples), runs compute-sanitizer on the examples'
 # cases (scripts/sanitize-examples; memcheck, or the tools SANITIZE_TOOLS lists, e.g. "all"),
 # then the benchmarks (bench/run_benchmarks.py). Everything goes to $OUT (default ./gpu-out); the
-# summary table is printed at the end. About 6 minutes on an H200.
-#   bench/gpu_run.sh [build|check|sanitize|bench|all]...
+# summary table is printed at the end. About 6 minutes on an H200. The step `scatter` (in `all`
+# too) does what concerns examples/scatter_reduce alone: its cases against PyTorch, memcheck on
+# them, the aten converters' test (the replaced graph against eager PyTorch), every example case
+# in eager PyTorch with opcheck, and bench/scatter_reduce_bench.py.
+#   bench/gpu_run.sh [build|check|sanitize|bench|scatter|all]...
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-out}
@@ -65,6 +68,28 @@ if want bench; then
     > "$out/benchmarks.txt" 2>&1 || status=1
   sed -n '/^Summary/,$p' "$out/benchmarks.txt"
   grep -E "failed:|Error|Traceback" "$out/benchmarks.txt" | head -10
+fi
+if want scatter; then
+  library=$build/examples/libautoplugin_examples_plugins.so
+  "$build/tools/autoplugin" check "$library" --case "$root/examples/scatter_reduce/cases.json" \
+    --reference "python3 $root/examples/reference.py" > "$out/scatter-check.log" 2>&1 || status=1
+  grep -E "FAIL|passed|failed" "$out/scatter-check.log" | tail -8
+  "$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)" \
+    --tool memcheck --error-exitcode 1 --target-processes all \
+    "$build/tools/autoplugin" check "$library" --case "$root/examples/scatter_reduce/cases.json" \
+    > "$out/scatter-memcheck.log" 2>&1 || status=1
+  grep -E "ERROR SUMMARY|passed|failed" "$out/scatter-memcheck.log" | tail -3
+  export AUTOPLUGIN_TORCH_LIBRARY=$build/examples/libautoplugin_examples_torch.so
+  export AUTOPLUGIN_SOURCE_DIR=$root
+  for test in test_aten_scatter test_torch_gpu; do
+    timeout 300 python3 "$root/tests/python/run.py" "$root/tests/torch/$test.py" \
+      > "$out/$test.log" 2>&1 || status=1
+    grep -E "exported|validator|eager:|opcheck torchtrt_ex::scatter|^Ran |^OK|FAIL|Error|SKIPPED" \
+      "$out/$test.log" | head -40
+  done
+  timeout 300 python3 "$root/bench/scatter_reduce_bench.py" "$build" \
+    > "$out/scatter-bench.txt" 2>&1 || status=1
+  cat "$out/scatter-bench.txt"
 fi
 # The PyTorch ops' eager cost beside PyTorch's own (bench/torch_bench.py), where built.
 if want bench && [ -f "$build/examples/libautoplugin_examples_torch.so" ]; then

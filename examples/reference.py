@@ -90,6 +90,25 @@ def embedding_bag(weight, indices, *rest):
                             padding_idx=attributes.get("padding_idx"))]
 
 
+def scatter_reduce(self, index, src, attributes, shape_inputs):
+    # Out-of-range index values are skipped by the kernel (PyTorch raises): give them no source.
+    dim = attributes["dim"]
+    reduce = attributes["reduce"]
+    include_self = attributes.get("include_self", True)
+    extent = self.shape[dim] if self.dim() > 0 else 1
+    valid = (index >= 0) & (index < extent)
+    if bool(valid.all()):
+        return [self.scatter_reduce(dim, index.long(), src, reduce, include_self=include_self)]
+    # Send the skipped elements to an extra position along dim, then drop it.
+    padded_shape = list(self.shape)
+    padded_shape[dim] += 1
+    padded = torch.zeros(padded_shape, dtype=self.dtype, device=self.device)
+    padded.narrow(dim, 0, extent).copy_(self)
+    redirected = torch.where(valid, index.long(), extent)
+    out = padded.scatter_reduce(dim, redirected, src, reduce, include_self=include_self)
+    return [out.narrow(dim, 0, extent)]
+
+
 def row_sum(x, attributes, shape_inputs):
     return [x.sum(dim=-1)]
 
@@ -110,7 +129,7 @@ def bias_act(x, weight, bias, attributes, shape_inputs):
 OPS = {"circular_pad": circular_pad, "circular_pad_triton": circular_pad, "gelu_tanh": gelu_tanh,
        "row_max": row_max, "nonzero": nonzero, "broadcast_to": broadcast_to,
        "scale_shift": scale_shift, "embedding_bag": embedding_bag, "row_sum": row_sum,
-       "bias_act": bias_act}
+       "bias_act": bias_act, "scatter_reduce": scatter_reduce}
 
 
 def main(folder):

@@ -1,0 +1,177 @@
+"""Torch-TensorRT converters that turn PyTorch's scatter reductions into the example plugin
+``torchtrt_ex::scatter_reduce`` (examples/scatter_reduce) instead of a graph break.
+
+``torch.export`` gives ``aten.scatter_reduce.two`` for ``Tensor.scatter_reduce(_)`` and
+``aten.scatter_add.default`` for ``Tensor.scatter_add(_)`` (the in-place forms once
+functionalized). Torch-TensorRT has no converter for either: it decomposes them into a loop
+unrolled per element along ``dim``, which refuses ``include_self=False`` and truncates ``mean``.
+
+    import autoplugin.aten_scatter
+    autoplugin.aten_scatter.register_converters("libautoplugin_examples_plugins.so")
+
+Everything but the TensorRT calls is a pure function of the graph node: ``refusal`` (why the
+plugin cannot take a node, or None), ``scatter_arguments`` and ``plugin_request``, tested
+without TensorRT.
+"""
+
+from typing import Any, Dict, NamedTuple, Optional
+
+from . import torch_tensorrt as _torch_tensorrt
+from .library import Library, open_library
+
+OP = "torchtrt_ex::scatter_reduce"
+REDUCES = ("sum", "prod", "mean", "amax", "amin")
+VALUE_DTYPES = ("float32", "float16", "bfloat16", "int32", "int64")
+INDEX_DTYPES = ("int64", "int32")
+MAX_RANK = 8
+TARGETS = ("aten.scatter_reduce.two", "aten.scatter_add.default")
+
+
+class ScatterArguments(NamedTuple):
+    """One call, in the plugin's schema: scatter_add is reduce "sum" with include_self."""
+
+    self: Any
+    dim: int
+    index: Any
+    src: Any
+    reduce: str
+    include_self: bool
+
+
+def target_name(node: Any) -> str:
+    """The node's target as torch.export prints it, e.g. "aten.scatter_add.default"."""
+    return str(getattr(node, "target", None))
+
+
+def scatter_arguments(node: Any) -> ScatterArguments:
+    """The plugin's arguments for a scatter_reduce.two or scatter_add.default node."""
+    target = target_name(node)
+    args, kwargs = list(node.args), dict(node.kwargs)
+    names = ["self", "dim", "index", "src"]
+    if target == "aten.scatter_reduce.two":
+        names.append("reduce")
+    elif target != "aten.scatter_add.default":
+        raise ValueError(f"{target} is not one of {', '.join(TARGETS)}")
+    bound = dict(zip(names, args))
+    bound.update(kwargs)
+    missing = [n for n in names if n not in bound]
+    if missing:
+        raise ValueError(f"{target}: missing argument(s) {', '.join(missing)}")
+    return ScatterArguments(bound["self"], bound["dim"], bound["index"], bound["src"],
+                            bound.get("reduce", "sum"), bool(bound.get("include_self", True)))
+
+
+def _value(node: Any):
+    return getattr(node, "meta", {}).get("val")
+
+
+def _dtype(value: Any) -> str:
+    return str(getattr(value, "dtype", "")).replace("torch.", "")
+
+
+def refusal(node: Any) -> Optional[str]:
+    """Why the plugin cannot take this node (Torch-TensorRT then runs it in PyTorch), or None
+    when it can. Needs the node's tensor metadata (``meta["val"]``), as torch.export gives."""
+    try:
+        call = scatter_arguments(node)
+    except ValueError as error:
+        return str(error)
+    if call.reduce not in REDUCES:
+        return f"reduce is one of {', '.join(REDUCES)}, not {call.reduce!r}"
+    if not isinstance(call.dim, int):
+        return f"dim is an int, not {call.dim!r}"
+    values = {name: _value(getattr(call, name)) for name in ("self", "index", "src")}
+    for name, value in values.items():
+        if value is None or not hasattr(value, "dim"):
+            return f"no tensor metadata for {name}"
+    self_value, index_value, src_value = values["self"], values["index"], values["src"]
+    if _dtype(self_value) not in VALUE_DTYPES:
+        return f"self is {_dtype(self_value)}; the plugin takes {', '.join(VALUE_DTYPES)}"
+    if _dtype(src_value) != _dtype(self_value):
+        return f"src is {_dtype(src_value)}, self {_dtype(self_value)}: the same dtype is expected"
+    if _dtype(index_value) not in INDEX_DTYPES:
+        return f"index is {_dtype(index_value)}; the plugin takes {', '.join(INDEX_DTYPES)}"
+    rank = self_value.dim()
+    if index_value.dim() != rank or src_value.dim() != rank:
+        return "self, index and src have different numbers of dimensions"
+    if rank > MAX_RANK:
+        return f"self has {rank} dimensions; the plugin takes at most {MAX_RANK}"
+    if not -max(rank, 1) <= call.dim < max(rank, 1):
+        return f"dim {call.dim} is out of range for {rank} dimensions"
+    # Extents known at export time must follow PyTorch's rule (symbolic ones are checked by the
+    # plugin when the engine's shapes are known).
+    axis = call.dim % max(rank, 1)
+    for d in range(rank):
+        index_extent, src_extent, self_extent = (
+            index_value.shape[d], src_value.shape[d], self_value.shape[d])
+        known = all(isinstance(e, int) for e in (index_extent, src_extent))
+        if known and index_extent > src_extent:
+            return f"index.size({d}) = {index_extent} > src.size({d}) = {src_extent}"
+        if (d != axis and all(isinstance(e, int) for e in (index_extent, self_extent))
+                and index_extent > self_extent):
+            return f"index.size({d}) = {index_extent} > self.size({d}) = {self_extent}"
+    return None
+
+
+def supports(node: Any, settings: Any = None) -> bool:
+    """Capability validator: True when the plugin takes this node."""
+    return refusal(node) is None
+
+
+def plugin_request(op: Dict[str, Any], args: Any, kwargs: Dict[str, Any],
+                   target: str) -> _torch_tensorrt.PluginRequest:
+    """The plugin for one call with a converter's ``args``/``kwargs`` (TensorRT tensors or graph
+    nodes in the tensor positions); ``op`` is the plugin library's description of OP."""
+
+    class _Call(NamedTuple):
+        target: Any
+        args: Any
+        kwargs: Any
+
+    call = scatter_arguments(_Call(target, args, kwargs))
+    return _torch_tensorrt.plugin_request(
+        op, [call.self, call.dim, call.index, call.src],
+        {"reduce": call.reduce, "include_self": call.include_self})
+
+
+_registered: Dict[str, Library] = {}
+
+
+def register_converters(plugin_library: str) -> Library:
+    """Registers converters for aten.scatter_reduce.two and aten.scatter_add.default onto OP of
+    a TensorRT plugin library that has it (the examples' plugin library), at a priority above
+    Torch-TensorRT's own, and removes Torch-TensorRT's decompositions of the two ops, which
+    would replace them before any converter is asked. Loads the library into TensorRT's plugin
+    registry unless its creators are already there."""
+    import tensorrt as trt
+    import torch
+    from torch_tensorrt.dynamo.conversion import ConverterPriority, dynamo_tensorrt_converter
+    from torch_tensorrt.dynamo.conversion.converter_utils import get_trt_tensor
+    from torch_tensorrt.dynamo.lowering import TORCH_TRT_DECOMPOSITIONS
+
+    library = open_library(plugin_library)
+    if library.path in _registered:
+        return library
+    op = library.op(OP)
+    registry = trt.get_plugin_registry()
+    if registry.get_creator(op["plugin_name"], op["version"], op["namespace"]) is None:
+        registry.load_library(library.path)
+    targets = {"aten.scatter_reduce.two": torch.ops.aten.scatter_reduce.two,
+               "aten.scatter_add.default": torch.ops.aten.scatter_add.default}
+    for name, target in targets.items():
+        TORCH_TRT_DECOMPOSITIONS.pop(target, None)
+
+        @dynamo_tensorrt_converter(target, capability_validator=supports,
+                                   priority=ConverterPriority.HIGH, supports_dynamic_shapes=True)
+        def converter(ctx, target, args, kwargs, name, _target=name):
+            request = plugin_request(op, args, kwargs, _target)
+            creator = trt.get_plugin_registry().get_creator(
+                request.plugin_name, request.plugin_version, request.plugin_namespace)
+            plugin = creator.create_plugin(name, _torch_tensorrt._trt_fields(trt, request),
+                                           trt.TensorRTPhase.BUILD)
+            inputs = [get_trt_tensor(ctx, t, f"{name}_input{k}")
+                      for k, t in enumerate(request.tensor_arguments)]
+            return ctx.net.add_plugin_v3(inputs, [], plugin).get_output(0)
+
+    _registered[library.path] = library
+    return library
