@@ -228,10 +228,17 @@ class PackedArguments {
                                    std::string_view compiled);
 
 // The image launch() runs for these arguments: the first of image.specializations whose
-// divisibility promises they keep and whose scratch memory fits `scratch`, else `image`.
+// divisibility promises they keep and whose scratch memory fits `scratch`, else `image` (launch()
+// also takes `image` where the specialization does not fit the device).
 const KernelImage& specialization_for(const KernelImage& image,
                                       std::initializer_list<Argument> arguments, Grid grid,
                                       Workspace scratch) noexcept;
+
+// Whether a program of the kernel fits the launch stream's device: its shared memory at most the
+// device's opt-in limit per block. An autotune config may not (Triton's autotuner prunes it): its
+// launcher returns Launch::NotApplicable, and the op runs another config. Throws like launch()
+// when the driver cannot tell.
+bool fits_device(const KernelImage& image, Stream stream);
 
 // Loads the kernel into the stream's CUDA context (the current one for the default stream; once
 // per context; cubin, else PTX) and launches it. A grid without programs launches nothing. Throws

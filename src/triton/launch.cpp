@@ -302,10 +302,27 @@ void launch_image(const KernelImage& image, Grid grid, Stream stream,
 
 }  // namespace
 
+bool fits_device(const KernelImage& image, Stream stream) {
+  if (image.shared_bytes <= 48 * 1024) return true;  // every GPU since sm_50 gives 48 KiB
+  const Driver& cuda = driver();
+  if (!cuda.unavailable.empty()) fail(image, cuda.unavailable);
+  const LaunchContext context(cuda, image, reinterpret_cast<CUstream>(stream));
+  CUdevice device = 0;
+  check(cuda, image, cuda.ctx_get_device(&device), "cuCtxGetDevice");
+  int limit = 0;
+  check(cuda, image,
+        cuda.device_get_attribute(&limit, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                  device),
+        "cuDeviceGetAttribute(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)");
+  return image.shared_bytes <= static_cast<std::uint32_t>(limit);
+}
+
 void launch(const KernelImage& image, Grid grid, Stream stream,
             std::initializer_list<Argument> arguments, Workspace scratch) {
-  launch_image(specialization_for(image, arguments, grid, scratch), grid, stream, arguments,
-               scratch);
+  const KernelImage& specialized = specialization_for(image, arguments, grid, scratch);
+  const bool use_specialized =
+      &specialized == &image || grid.programs() == 0 || fits_device(specialized, stream);
+  launch_image(use_specialized ? specialized : image, grid, stream, arguments, scratch);
 }
 
 }  // namespace autoplugin::triton

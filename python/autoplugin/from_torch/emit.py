@@ -330,6 +330,17 @@ def launcher(op, structures, dtype, config=None):
                                  f"0, scratch_bytes({buffer.numel}, {buffer.element_bytes}), "
                                  "stream),")
                     lines.append(f"               \"clearing scratch buffer {index}\");")
+        if config is not None:
+            # A config whose kernel needs more shared memory than this GPU has (Triton's
+            # autotuner prunes it) hands the launch to another config.
+            for launch in structure.launches:
+                if launch.config and launch.config.index == config:
+                    kernel = _kernel_target(op, structures, launch, dtype)
+                    image = (f"{kernel}::image({kernel}::select("
+                             f"{', '.join(v.cpp for v in launch.varying)}))"
+                             if launch.varying else f"{kernel}::image()")
+                    lines.append(f"    if (!ap::triton::fits_device({image}, stream)) "
+                                 "return ap::Launch::NotApplicable;")
         for position, launch in enumerate(structure.launches):
             if launch.config and launch.config.index != config:
                 continue
@@ -351,12 +362,13 @@ def launcher(op, structures, dtype, config=None):
                 end = ");" if k == len(runtime) - 1 else ","
                 label = f"/* {argument.name:<{width}} */"
                 lines.append(f"        {label} {_argument_text(argument, dtype)}{end}")
-        lines.append("    return;")
+        lines.append("    return ap::Launch::Launched;" if config is not None else "    return;")
         lines.append("  }")
     lines.append(f"  throw ap::Error(\"{op.qualname}: no launch generated for these ranks or "
                  "lengths\");")
     lines.append("}")
-    header = _signature(f"void {launcher_name(op, dtype, config)}",
+    returned = "ap::Launch" if config is not None else "void"
+    header = _signature(f"{returned} {launcher_name(op, dtype, config)}",
                         _unused_unnamed(parameters, lines))
     return "\n".join([header] + lines)
 

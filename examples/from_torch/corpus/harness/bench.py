@@ -95,7 +95,7 @@ def measure(job):
     op = getattr(getattr(torch.ops, namespace), name).default
     arguments, flags, inputs, mutated = {}, [], [], []
     for argument in op._schema.arguments:
-        if str(argument.type) in ("Tensor", "Tensor?"):
+        if str(argument.type) in ("Tensor", "Optional[Tensor]"):  # as PyTorch writes Tensor?
             shape = spec["inputs"].get(argument.name)
             if shape is None:
                 arguments[argument.name] = None

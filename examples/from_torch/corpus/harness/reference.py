@@ -48,7 +48,7 @@ def compute(module, compare, function, folder):
     attributes = case.get("attributes", {})
     arguments, mutated = {}, []
     for argument in op._schema.arguments:
-        if str(argument.type) in ("Tensor", "Tensor?"):
+        if str(argument.type) in ("Tensor", "Optional[Tensor]"):  # as PyTorch writes Tensor?
             spec = next(inputs)
             arguments[argument.name] = None if spec is None else torch.from_numpy(
                 np.load(os.path.join(folder, spec["file"]))).cuda()
