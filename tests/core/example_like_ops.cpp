@@ -6,6 +6,7 @@
 
 #include <autoplugin/autoplugin.h>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -71,21 +72,29 @@ AUTOPLUGIN_OP("example_like::circular_pad(Tensor x, int[] padding) -> Tensor", c
     .example(ap::Example().rank("x", 4).attr("padding", ap::IntList{1, 1, 2, 2}));
 
 template <typename T, typename Index>
-int embedding_bag(ap::In<T>, ap::In<Index>, ap::In<Index>, ap::Out<T>, std::string_view,
-                  ap::Stream) {
+int embedding_bag(ap::In<T>, ap::In<Index>, ap::OptIn<Index>, ap::OptIn<T>, ap::Out<T>,
+                  std::string_view, bool, std::optional<std::int64_t>, ap::Stream) {
   return 0;
 }
-ap::Shape embedding_bag_shape(ap::Shape weight, ap::Shape indices, ap::Shape offsets,
-                              std::string_view /*mode: checked by .validate*/) {
-  ap::require(weight.rank() == 2 && indices.rank() == 1 && offsets.rank() == 1,
-              "weight is 2-D, indices and offsets are 1-D");
-  return {offsets[0], weight[1]};
+ap::Shape embedding_bag_shape(ap::Shape weight, ap::Shape indices, std::optional<ap::Shape> offsets,
+                              std::string_view /*mode: checked by .validate*/,
+                              std::optional<ap::Shape> /*per_sample_weights*/,
+                              bool include_last_offset, std::optional<std::int64_t>) {
+  ap::require(weight.rank() == 2, "weight is 2-D");
+  if (!offsets) {
+    ap::require(indices.rank() == 2, "without offsets, indices are 2-D (each row a bag)");
+    return {indices[0], weight[1]};
+  }
+  ap::require(indices.rank() == 1 && offsets->rank() == 1,
+              "with offsets, indices and offsets are 1-D");
+  return {include_last_offset ? (*offsets)[0] - 1 : (*offsets)[0], weight[1]};
 }
 AUTOPLUGIN_OP(
-    "example_like::embedding_bag(Tensor weight, Tensor indices, Tensor offsets, "
-    "str mode=\"sum\") -> Tensor",
+    "example_like::embedding_bag(Tensor weight, Tensor indices, Tensor? offsets=None, "
+    "str mode=\"sum\", Tensor? per_sample_weights=None, bool include_last_offset=False, "
+    "int? padding_idx=None) -> Tensor",
     embedding_bag_shape, (embedding_bag<float, std::int64_t>), (embedding_bag<float, std::int32_t>))
-    .validate([](std::string_view mode) {
+    .validate([](std::string_view mode, bool, std::optional<std::int64_t>) {
       if (mode != "sum" && mode != "mean" && mode != "max") {
         throw std::invalid_argument("mode is \"sum\", \"mean\" or \"max\", not \"" +
                                     std::string(mode) + "\"");
