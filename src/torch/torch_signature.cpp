@@ -130,28 +130,30 @@ void SignatureCache::renew(std::uint64_t generation) {
   }
 }
 
-std::shared_ptr<const Prepared> SignatureCache::find(const Signature& signature,
-                                                     std::uint64_t generation) {
+const SignatureCache::Entry* SignatureCache::entry(const Signature& signature) const {
   const std::span<const std::int64_t> words = signature.words();
-  std::lock_guard lock(mutex_);
-  renew(generation);
   auto [it, end] = entries_.equal_range(signature.hash());
   for (; it != end; ++it) {
-    if (std::ranges::equal(it->second.words, words)) return it->second.prepared;
+    if (std::ranges::equal(it->second.words, words)) return &it->second;
   }
   return nullptr;
 }
 
-void SignatureCache::insert(const Signature& signature, std::shared_ptr<const Prepared> prepared,
-                            std::uint64_t generation) {
-  const std::span<const std::int64_t> words = signature.words();
+std::shared_ptr<const Prepared> SignatureCache::find(const Signature& signature,
+                                                     std::uint64_t generation) {
   std::lock_guard lock(mutex_);
   renew(generation);
-  auto [it, end] = entries_.equal_range(signature.hash());
-  for (; it != end; ++it) {
-    if (std::ranges::equal(it->second.words, words)) return;  // another thread's call came first
-  }
+  const Entry* found = entry(signature);
+  return found != nullptr ? found->prepared : nullptr;
+}
+
+void SignatureCache::insert(const Signature& signature, std::shared_ptr<const Prepared> prepared,
+                            std::uint64_t generation) {
+  std::lock_guard lock(mutex_);
+  renew(generation);
+  if (entry(signature) != nullptr) return;  // another thread's call came first
   if (entries_.size() >= kMaxEntries) entries_.clear();
+  const std::span<const std::int64_t> words = signature.words();
   entries_.emplace(signature.hash(), Entry{std::vector<std::int64_t>(words.begin(), words.end()),
                                            std::move(prepared)});
 }

@@ -95,6 +95,8 @@ class SignatureCache {
     std::shared_ptr<const Prepared> prepared;
   };
   void renew(std::uint64_t generation);  // with mutex_ held
+  // The entry for `signature`, or null; with mutex_ held.
+  const Entry* entry(const Signature& signature) const;
   std::mutex mutex_;
   std::uint64_t generation_ = 0;
   std::unordered_multimap<std::uint64_t, Entry> entries_;  // by Signature::hash
