@@ -1,6 +1,7 @@
 """PyTorch references for the example ops, for `autoplugin check --reference`.
 
 Usage: python3 examples/reference.py DIR
+       python3 examples/reference.py --serve SOCKET   (every case of a run: tools/reference_server.py)
 DIR holds case.json (op, attributes, shape_inputs, inputs (null for an absent one), outputs) and
 input<k>.npy; this writes the outputs it lists. bfloat16 travels as uint16 bits (NumPy has no bfloat16). Runs on the GPU
 when there is one.
@@ -133,6 +134,7 @@ OPS = {"circular_pad": circular_pad, "circular_pad_triton": circular_pad, "gelu_
 
 
 def main(folder):
+    """Computes the case in `folder`: its outputs, as case.json names them."""
     with open(os.path.join(folder, "case.json")) as f:
         case = json.load(f)
     name = case["op"].split("::")[-1]
@@ -145,4 +147,12 @@ def main(folder):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--serve":
+        # Every case of a run from one process (tools/reference_server.py): PyTorch and the
+        # GPU are set up once.
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                        "tools"))
+        import reference_server
+        reference_server.serve(sys.argv[2], main)
+    else:
+        main(sys.argv[1])

@@ -4,7 +4,7 @@
     python3 reference.py MODULE.py COMPARE FUNCTION --serve SOCKET
 
 The second form imports PyTorch, the module and its kernels once and answers every case of a
-`check` run: `reference_client.py SOCKET` is then the reference command (a case costs
+`check` run: `tools/reference_server.py SOCKET` is then the reference command (a case costs
 milliseconds instead of a Python start with PyTorch, Triton and a CUDA context each).
 
 DIR holds case.json and input<k>.npy (autoplugin check's reference protocol); this writes the
@@ -71,25 +71,13 @@ def compute(module, compare, function, folder):
 
 
 def serve(module_path, compare, function, path):
-    """Answers cases on the Unix socket `path`: a request is a folder's path, the answer "ok" or
-    "error: " and the traceback. The socket appears once the module is imported."""
-    import socket
-    import traceback
+    """Answers cases on the Unix socket `path` (tools/reference_server.py), the module imported
+    once."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                    "..", "tools"))
+    import reference_server
     module = load(module_path)
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(path + ".part")
-    os.rename(path + ".part", path)
-    server.listen(4)
-    while True:
-        connection, _ = server.accept()
-        with connection:
-            folder = connection.makefile().readline().strip()
-            try:
-                compute(module, compare, function, folder)
-                answer = "ok\n"
-            except Exception:  # noqa: BLE001 - the client reports it, the server goes on
-                answer = "error: " + traceback.format_exc()
-            connection.sendall(answer.encode())
+    reference_server.serve(path, lambda folder: compute(module, compare, function, folder))
 
 
 if __name__ == "__main__":
