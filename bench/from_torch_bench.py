@@ -52,6 +52,8 @@ DTYPES = {"float32": torch.float32, "float16": torch.float16}
 
 @contextlib.contextmanager
 def numpy_scalars_as_ints():
+    """Triton refuses NumPy integers at launch (the RFC's host code passes numpy.int32): turned
+    into Python ints as the eager launch is made, for every op alike."""
     from triton.runtime.jit import JITFunction
     original = JITFunction.run
 
@@ -108,8 +110,9 @@ def host_us(call, calls=2000, rounds=7):
     return sorted(results)[len(results) // 2]
 
 
-def kernel_ms(call, kernel_name, calls=50):
-    """CUPTI's mean duration of the kernel `kernel_name` over `calls` eager calls."""
+def kernel_ms(call, names, calls=50):
+    """Device time per call of the kernels named `names` over `calls` eager calls (CUPTI,
+    through torch.profiler)."""
     from torch.profiler import ProfilerActivity, profile
     for _ in range(5):
         call()
@@ -118,11 +121,13 @@ def kernel_ms(call, kernel_name, calls=50):
         for _ in range(calls):
             call()
         torch.cuda.synchronize()
-    durations = [e.device_time_total if hasattr(e, "device_time_total") else e.cuda_time_total
-                 for e in profiler.key_averages() if kernel_name in e.key]
-    if not durations:
-        raise RuntimeError(f"the profiler saw no kernel named {kernel_name}")
-    return sum(durations) / calls / 1000
+    total = 0.0
+    for event in profiler.key_averages():
+        if any(name in event.key for name in names):
+            total += getattr(event, "device_time_total", None) or event.cuda_time_total
+    if total == 0:
+        raise RuntimeError(f"the profiler saw none of the kernels {sorted(names)}")
+    return total / calls / 1000
 
 
 def harness(binary, library, op, dtype, in_shape, out_shape, fields):
@@ -149,7 +154,7 @@ def measure(args, module, qualname, big, tiny, attributes, fields, dtype):
         buffer = torch.empty(out_shape, device="cuda", dtype=x.dtype)
         buffer_tiny = torch.empty(out_tiny, device="cuda", dtype=x.dtype)
         row["eager_ms"] = device_ms(lambda: op(x, *values))
-        row["kernel_ms"] = kernel_ms(lambda: op(x, *values), kernel_name)
+        row["kernel_ms"] = kernel_ms(lambda: op(x, *values), {kernel_name})
         row["jit_ms"] = device_ms(lambda: buffer.copy_(op(x, *values)))
         row["eager_us"] = host_us(lambda: op(small, *values))
         row["jit_us"] = host_us(lambda: buffer_tiny.copy_(op(small, *values)))

@@ -11,18 +11,18 @@ every tactic's time, the fastest (the one TensorRT's timing picks) against Trito
 Targets: plugin within 5% of kernel (for the autotuned module: the fastest tactic within 5% of
 Triton's pick). Inputs are large (see `bench` in scripts/from-torch-corpus), standard normal.
 """
-import contextlib
 import json
 import os
 import subprocess
 import sys
 
-import numpy as np
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "..", "bench"))
 import reference  # noqa: E402
+from from_torch_bench import kernel_ms, numpy_scalars_as_ints  # noqa: E402  (the same timing)
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
           torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16",
@@ -41,46 +41,8 @@ def kernel_names(module):
     return names
 
 
-def kernel_ms(call, names, calls=50):
-    """Device time per call of the kernels named `names` (CUPTI, through torch.profiler)."""
-    from torch.profiler import ProfilerActivity, profile
-    for _ in range(5):
-        call()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as profiler:
-        for _ in range(calls):
-            call()
-        torch.cuda.synchronize()
-    total = 0.0
-    for event in profiler.key_averages():
-        if any(name in event.key for name in names):
-            total += getattr(event, "device_time_total", None) or event.cuda_time_total
-    if total == 0:
-        raise RuntimeError(f"the profiler saw none of the kernels {sorted(names)}")
-    return total / calls / 1000
-
-
 def tensor_flag(tensor):
     return f"{DTYPES[tensor.dtype]}:{'x'.join(map(str, tensor.shape))}"
-
-
-@contextlib.contextmanager
-def numpy_scalars_as_ints():
-    """Triton refuses NumPy integers at launch (the RFC's host code passes numpy.int32): turned
-    into Python ints as the eager launch is made, for every op alike."""
-    from triton.runtime.jit import JITFunction
-    original = JITFunction.run
-
-    def run(self, *args, **kwargs):
-        args = [int(a) if isinstance(a, np.integer) else a for a in args]
-        kwargs = {k: int(v) if isinstance(v, np.integer) else v for k, v in kwargs.items()}
-        return original(self, *args, **kwargs)
-
-    JITFunction.run = run
-    try:
-        yield
-    finally:
-        JITFunction.run = original
 
 
 def measure(job):
