@@ -9,42 +9,16 @@
 // shapes as 2x3x8; dtypes float32, float16, bfloat16, int8, int32, int64. Inputs are filled with
 // the byte 0x3c (small finite values in every float type). An aliased output (an in-place op)
 // shares its input's memory.
-#include <NvInferRuntime.h>
-#include <cuda_runtime.h>
-#include <dlfcn.h>
+#include "plugin_loading.h"
 
-#include <algorithm>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <deque>
 #include <map>
-#include <string>
-#include <vector>
+
+const char* const plugin_loading::kProgram = "plugin_timer";
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) {
-  std::fprintf(stderr, "plugin_timer: %s\n", message.c_str());
-  std::exit(1);
-}
-
-void check(cudaError_t error, const char* what) {
-  if (error != cudaSuccess) fail(std::string(what) + ": " + cudaGetErrorString(error));
-}
-
-std::vector<std::int64_t> parse_ints(const std::string& text, char separator) {
-  std::vector<std::int64_t> values;
-  if (text.empty()) return values;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t end = std::min(text.find(separator, start), text.size());
-    values.push_back(std::strtoll(text.substr(start, end - start).c_str(), nullptr, 10));
-    start = end + 1;
-  }
-  return values;
-}
+using namespace plugin_loading;
 
 struct TensorSpec {
   nvinfer1::DataType type;
@@ -64,20 +38,8 @@ TensorSpec parse_tensor(const std::string& text) {
   return {found->second.first, found->second.second, parse_ints(text.substr(colon + 1), 'x')};
 }
 
-std::int64_t numel(const std::vector<std::int64_t>& shape) {
-  std::int64_t n = 1;
-  for (auto extent : shape) n *= extent;
-  return n;
-}
-
 nvinfer1::PluginTensorDesc describe(const TensorSpec& spec) {
-  nvinfer1::PluginTensorDesc desc{};
-  desc.dims.nbDims = static_cast<std::int32_t>(spec.shape.size());
-  for (std::size_t i = 0; i < spec.shape.size(); ++i) desc.dims.d[i] = spec.shape[i];
-  desc.type = spec.type;
-  desc.format = nvinfer1::TensorFormat::kLINEAR;
-  desc.scale = 1.0F;
-  return desc;
+  return plugin_loading::describe(spec.shape, spec.type);
 }
 
 nvinfer1::DynamicPluginTensorDesc describe_dynamic(const TensorSpec& spec) {
@@ -85,25 +47,6 @@ nvinfer1::DynamicPluginTensorDesc describe_dynamic(const TensorSpec& spec) {
   desc.desc = describe(spec);
   desc.min = desc.opt = desc.max = desc.desc.dims;
   return desc;
-}
-
-nvinfer1::IPluginCreatorV3One* find_creator(const char* library, const std::string& op) {
-  void* handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) fail(std::string("dlopen: ") + dlerror());
-  using GetCreators = nvinfer1::IPluginCreatorInterface* const* (*)(std::int32_t&);
-  auto get_creators = reinterpret_cast<GetCreators>(dlsym(handle, "getCreators"));
-  if (get_creators == nullptr) fail(std::string(library) + " exports no getCreators");
-  std::int32_t count = 0;
-  nvinfer1::IPluginCreatorInterface* const* creators = get_creators(count);
-  const std::size_t colon = op.find("::");
-  const std::string ns = op.substr(0, colon);
-  const std::string name = op.substr(colon + 2);
-  for (std::int32_t i = 0; i < count; ++i) {
-    if (std::strcmp(creators[i]->getInterfaceInfo().kind, "PLUGIN CREATOR_V3ONE") != 0) continue;
-    auto* creator = static_cast<nvinfer1::IPluginCreatorV3One*>(creators[i]);
-    if (name == creator->getPluginName() && ns == creator->getPluginNamespace()) return creator;
-  }
-  fail("no creator for " + op + " in " + library);
 }
 
 }  // namespace
