@@ -595,6 +595,23 @@ def write_project(op, structures, dtypes, out_dir, provenance, arch, log=print, 
     return directory
 
 
+def triton_aot_module():
+    """tools/triton_aot.py as a module (the build's compile step, for trial compilations)."""
+    import importlib.util
+    import sys
+    from .discover import GenerationError
+    script = _triton_aot_script()
+    if script is None:
+        raise GenerationError("triton_aot.py not found beside the package: reinstall autoplugin")
+    if "triton_aot" not in sys.modules:
+        sys.path.insert(0, str(script.parent))  # it imports triton_aot_embed beside it
+        spec = importlib.util.spec_from_file_location("triton_aot", script)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules["triton_aot"] = module
+    return sys.modules["triton_aot"]
+
+
 def _triton_aot_script():
     """tools/triton_aot.py of a source checkout, or the installed one beside autoplugin's CMake
     files (PREFIX/share/autoplugin/python/autoplugin/... -> PREFIX/lib*/cmake/autoplugin)."""

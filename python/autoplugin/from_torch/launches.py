@@ -750,30 +750,33 @@ def _run_time_constexpr(op, name, first, values, fit_envs, check_envs, context, 
 
 def _compile_problem(record, name, triton_type, arch):
     """Why the recorded launch's kernel does not compile with constexpr `name` as a run-time
-    argument of `triton_type` ("" when it does): one trial compilation, the other constexprs at
-    their recorded values."""
-    import triton
-    from triton.backends.compiler import GPUTarget
+    argument of `triton_type` ("" when it does): one trial compilation by the build's own compile
+    step (tools/triton_aot.py), the other constexprs at their recorded values."""
+    import types
+    from .emit import triton_aot_module
+    aot = triton_aot_module()
     function = record.kernel
-    signature, constexprs = {}, {}
+    parameters, constants = [], []
     for parameter, value in record.arguments.items():
         value = value if isinstance(value, torch.Tensor) else _plain(value)
         if parameter == name:
-            signature[parameter] = triton_type
+            type_name = triton_type
         elif any(p.name == parameter and p.is_constexpr for p in function.params):
-            signature[parameter], constexprs[parameter] = "constexpr", value
+            constants.append({"name": parameter, "value": aot.constexpr_text(value)})
+            continue
         elif isinstance(value, torch.Tensor):
-            signature[parameter] = "*" + TRITON_POINTER_TYPES.get(value.dtype, "fp32")
+            type_name = "*" + TRITON_POINTER_TYPES.get(value.dtype, "fp32")
         else:
-            signature[parameter] = _scalar_type([value], parameter, record.where, record.line)
-    target = GPUTarget("cuda", arch, 32)
-    backend = triton.compiler.make_backend(target)
-    options = backend.parse_options({"num_warps": int(record.options.get("num_warps", 4)),
-                                     "num_stages": int(record.options.get("num_stages", 3))})
+            type_name = _scalar_type([value], parameter, record.where, record.line)
+        parameters.append({"name": parameter, "type": type_name, "divisibility": 1})
+    args = types.SimpleNamespace(  # what the compile step's metadata records
+        arch=arch, source=function.fn.__code__.co_filename, kernel=function.fn.__name__,
+        signature=", ".join(p["type"] for p in parameters))
     try:
-        triton.compile(triton.compiler.ASTSource(fn=function, signature=signature,
-                                                 constexprs=constexprs),
-                       target=target, options=options.__dict__)
+        aot.compile_variant(args, aot.Kernel(function, [], {}), parameters, constants,
+                            function.fn.__name__,
+                            int(record.options.get("num_warps", 4)),
+                            int(record.options.get("num_stages", 3)))
     except Exception as error:  # noqa: BLE001 - Triton's compile errors have no common base
         return str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
     return ""
