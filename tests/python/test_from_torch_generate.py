@@ -136,9 +136,13 @@ class StructureTest(unittest.TestCase):
             self.assertEqual(result.returncode, 0, result.stderr)
             with open(os.path.join(out, "add_bias", "add_bias.cpp")) as f:
                 cpp = f.read()
+            with open(os.path.join(out, "add_pairs", "add_pairs.cpp")) as f:
+                pairs = f.read()
         self.assertIn("ap::require(bias[0] == x[2],", cpp)
         self.assertIn("return ap::Shape{x[0], x[1], x[2]};", cpp)
         self.assertIn("/* cols     */ checked_i32(x.size(2), \"cols\")", cpp)
+        # a relation other than equality, from the trace at the example's extents
+        self.assertIn("ap::require(2 * pairs[0] == x[0],", pairs)
 
 
 class VariantsTest(unittest.TestCase):

@@ -94,20 +94,24 @@ def _equal_in_example(op, example):
 def trace(op, example):
     """Traces with every extent distinct; when the fake refuses that (it requires two extents to
     be equal: a bias matching a dimension), again with the extents the example has equal traced
-    equal, so that the equality becomes a requirement."""
+    equal, so that the equality becomes a requirement; and last at the example's own extents
+    (a relation other than equality, `torch._check(cos.shape[1] * 2 == q.shape[3])`, holds there
+    and becomes a requirement)."""
     try:
         return _trace(op, example, [])
     except GenerationError as distinct_failed:
         ties = _equal_in_example(op, example)
-        if not ties:
-            raise
-        try:
-            return _trace(op, example, ties)
-        except GenerationError:
-            raise distinct_failed from None
+        for attempt in ([ties] if ties else []) + [None]:
+            try:
+                return _trace(op, example, attempt)
+            except GenerationError:
+                continue
+        raise distinct_failed from None
 
 
 def _trace(op, example, ties):
+    """`ties`: groups of (tensor, axis) traced at one extent; None: every extent at the
+    example's."""
     env = ShapeEnv(duck_shape=False)
     mode = FakeTensorMode(shape_env=env)
     symbols = {}
@@ -118,7 +122,7 @@ def _trace(op, example, ties):
                   default=0)
     extents = iter([2 * largest + e for e in TRACE_EXTENTS] * 4)
     tied_extent = {}  # (name, axis) -> the extent its group is traced at
-    for group in ties:
+    for group in ties or []:
         extent = next(extents)
         for member in group:
             tied_extent[member] = extent
@@ -135,8 +139,9 @@ def _trace(op, example, ties):
         if argument.kind == "Tensor" and value is None:
             call[argument.name] = None
         elif argument.kind == "Tensor":
-            shape = [tied_extent.get((argument.name, axis)) or next(extents)
-                     for axis in range(len(value))]
+            shape = list(value) if ties is None else [
+                tied_extent.get((argument.name, axis)) or next(extents)
+                for axis in range(len(value))]
             context = StatelessSymbolicContext(dynamic_sizes=[DimDynamic.DYNAMIC] * len(shape))
             fake = mode.from_tensor(torch.empty(shape), symbolic_context=context)
             for axis, extent in enumerate(fake.shape):
