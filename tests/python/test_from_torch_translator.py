@@ -203,7 +203,7 @@ class TranslatorTest(unittest.TestCase):
         self.assertEqual(result.stdout.strip(), "False")
 
 
-@unittest.skipUnless(__import__("importlib").util.find_spec("torch"), "torch is not installed")
+@unittest.skipUnless(importlib.util.find_spec("torch"), "torch is not installed")
 class TorchSympyFunctionsTest(unittest.TestCase):
     """The same translation for the functions PyTorch's symbolic shapes really produce."""
 
