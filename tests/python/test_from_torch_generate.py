@@ -197,6 +197,13 @@ class VariantsTest(unittest.TestCase):
                       "x.size(1)), x.size(1) % ap::triton::next_power_of_2(x.size(1)) == 0),", cpp)
         self.assertIn("ap::require(x[1] <= 64,", cpp)
 
+    def test_an_argument_that_is_always_one_is_compiled_as_the_constant(self):
+        cpp, cmake = self.generate("from_torch_unit_strides.py")
+        # stride_xn as Triton's JIT compiles it; stride_on is do_not_specialize: a run-time i32
+        self.assertIn('SIGNATURE "*fp32, *fp32, i32, i32, 1, i32, i32, 128"', cmake)
+        self.assertNotIn("/* stride_xn", cpp)
+        self.assertIn("/* stride_on */ std::int32_t{1}", cpp)
+
     def test_autotune_configs_become_tactics(self):
         cpp, cmake = self.generate("from_torch_autotuned.py")
         self.assertIn('SIGNATURE "*fp32, *fp32, i32, 128"', cmake)

@@ -692,6 +692,11 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
         cpp = _fit(op, values, fit_envs, check_envs, context, triton_type,
                    [c for c in (_plain(first.arguments[n]) for n in constexprs)
                     if isinstance(c, int) and not isinstance(c, bool)])
+        if cpp == "1" and triton_type in ("i32", "i64") and _specialized_on_one(kernel, name):
+            # Triton's JIT compiles an integer that is 1 as the constant 1 (a contiguous
+            # tensor's last stride): the kernel then vectorizes its accesses; so does ours.
+            arguments.append(RecoveredArgument(name, "constexpr", constexpr="1"))
+            continue
         arguments.append(RecoveredArgument(name, "scalar", cpp=cpp, triton_type=triton_type))
     grid = []
     block_sizes = [v for v in (_plain(first.arguments[n]) for n in constexprs)
@@ -721,6 +726,14 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
                            arguments, int(options.get("num_warps", 4)),
                            int(options.get("num_stages", 3)), first.where, first.line, family,
                            first.config)
+
+
+def _specialized_on_one(kernel, name):
+    """Whether Triton's JIT compiles parameter `name` as the constant 1 when it is passed 1: an
+    integer parameter without do_not_specialize or a type annotation (which keeps its type)."""
+    parameter = next((p for p in kernel.params if p.name == name), None)
+    return (parameter is not None and not parameter.do_not_specialize
+            and not getattr(parameter, "annotation_type", ""))
 
 
 def _run_time_constexpr(op, name, first, values, fit_envs, check_envs, context, refusal, arch,
