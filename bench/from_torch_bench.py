@@ -121,13 +121,19 @@ def kernel_ms(call, names, calls=50):
         for _ in range(calls):
             call()
         torch.cuda.synchronize()
+    return profiled_ms(profiler, names) / calls
+
+
+def profiled_ms(profiler, names):
+    """The device time in ms of the kernels named `names` that `profiler` (torch.profiler)
+    recorded."""
     total = 0.0
     for event in profiler.key_averages():
         if any(name in event.key for name in names):
             total += getattr(event, "device_time_total", None) or event.cuda_time_total
     if total == 0:
         raise RuntimeError(f"the profiler saw none of the kernels {sorted(names)}")
-    return total / calls / 1000
+    return total / 1000
 
 
 def harness(binary, library, op, dtype, in_shape, out_shape, fields):

@@ -1,16 +1,19 @@
 // Times a plugin library's enqueue per tactic the way TensorRT's builder does, without TensorRT's
 // runtime: dlopen + getCreators, createPlugin for kBUILD, configurePlugin, getValidTactics and
 // getWorkspaceSize, then per tactic setTactic, onShapeChange and back-to-back enqueues between
-// two events. Prints one JSON object: {"workspace": BYTES, "tactics": {"TACTIC": MS, ...}} (MS:
-// the median batch's device time per enqueue; tactic 0 where the plugin lists none).
+// two events. Prints one JSON object: {"workspace": BYTES, "enqueues": N, "tactics": {"TACTIC":
+// MS, ...}} (MS: the median batch's time per enqueue; N: the enqueues per tactic; tactic 0 where
+// the plugin lists none). The same code, built as a module (plugin_timer_run), runs inside the
+// benchmark's Python process, where the profiler reads each tactic's kernel time.
 //
 //   plugin_timer LIB NS::OP [--in DTYPE:SHAPE]... [--out DTYPE:SHAPE]... [--alias OUT=IN]...
-//                [--int NAME=1,2] [--float NAME=0.5] [--str NAME=TEXT]
+//                [--int NAME=1,2] [--float NAME=0.5] [--str NAME=TEXT] [--tactic N]
 // shapes as 2x3x8; dtypes float32, float16, bfloat16, int8, int32, int64. Inputs are filled with
 // the byte 0x3c (small finite values in every float type). An aliased output (an in-place op)
 // shares its input's memory.
 #include "plugin_loading.h"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 
@@ -42,6 +45,10 @@ nvinfer1::PluginTensorDesc describe(const TensorSpec& spec) {
   return plugin_loading::describe(spec.shape, spec.type);
 }
 
+constexpr int kWarmup = 20;
+constexpr int kBatch = 50;
+constexpr int kRounds = 9;
+
 nvinfer1::DynamicPluginTensorDesc describe_dynamic(const TensorSpec& spec) {
   nvinfer1::DynamicPluginTensorDesc desc{};
   desc.desc = describe(spec);
@@ -51,14 +58,18 @@ nvinfer1::DynamicPluginTensorDesc describe_dynamic(const TensorSpec& spec) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// Times the plugin as main() describes; writes the JSON object into `json` (NUL-terminated,
+// cut at `capacity`). Returns 0, or 2 on a usage error; other errors exit the process.
+extern "C" int plugin_timer_run(int argc, char** argv, char* json, std::size_t capacity) {
   if (argc < 3) {
     std::fprintf(stderr,
                  "usage: plugin_timer LIB NS::OP [--in DTYPE:SHAPE]... [--out DTYPE:SHAPE]... "
-                 "[--alias OUT=IN]... [--int NAME=1,2] [--float NAME=0.5] [--str NAME=TEXT]\n");
+                 "[--alias OUT=IN]... [--int NAME=1,2] [--float NAME=0.5] [--str NAME=TEXT] "
+                 "[--tactic N]\n");
     return 2;
   }
   std::vector<TensorSpec> in_specs, out_specs;
+  int only_tactic = -1;
   std::map<int, int> aliases;
   // Fields as TensorRT's ONNX parser sends them: integers as INT64 lists, floats as FLOAT32,
   // strings as CHAR with the NUL counted. Deques keep the values' addresses stable.
@@ -88,6 +99,8 @@ int main(int argc, char** argv) {
       floats.push_back(std::strtof(value.substr(equals + 1).c_str(), nullptr));
       fields.emplace_back(names.back().c_str(), &floats.back(), nvinfer1::PluginFieldType::kFLOAT32,
                           1);
+    } else if (flag == "--tactic") {
+      only_tactic = std::atoi(value.c_str());
     } else if (flag == "--str") {
       names.push_back(value.substr(0, equals));
       strings.push_back(value.substr(equals + 1));
@@ -135,6 +148,12 @@ int main(int argc, char** argv) {
     fail("getValidTactics failed");
   }
   if (tactics.empty()) tactics.push_back(0);
+  if (only_tactic >= 0) {
+    if (std::find(tactics.begin(), tactics.end(), only_tactic) == tactics.end()) {
+      fail("--tactic " + std::to_string(only_tactic) + ": not one of the plugin's tactics");
+    }
+    tactics = {only_tactic};
+  }
 
   std::vector<void*> in_ptrs, out_ptrs;
   for (const auto& spec : in_specs) {
@@ -178,10 +197,9 @@ int main(int argc, char** argv) {
         fail("enqueue failed (tactic " + std::to_string(tactic) + ")");
       }
     };
-    for (int i = 0; i < 20; ++i) enqueue();
-    constexpr int kBatch = 50;
+    for (int i = 0; i < kWarmup; ++i) enqueue();
     std::vector<double> batches;
-    for (int round = 0; round < 9; ++round) {
+    for (int round = 0; round < kRounds; ++round) {
       check(cudaEventRecord(start, stream), "cudaEventRecord");
       for (int i = 0; i < kBatch; ++i) enqueue();
       check(cudaEventRecord(stop, stream), "cudaEventRecord");
@@ -195,7 +213,8 @@ int main(int argc, char** argv) {
     std::snprintf(entry, sizeof entry, "\"%d\": %.6f", tactic, batches[batches.size() / 2]);
     text += (text.empty() ? "" : ", ") + std::string(entry);
   }
-  std::printf("{\"workspace\": %zu, \"tactics\": {%s}}\n", workspace_size, text.c_str());
+  std::snprintf(json, capacity, "{\"workspace\": %zu, \"enqueues\": %d, \"tactics\": {%s}}",
+                workspace_size, kWarmup + kRounds * kBatch, text.c_str());
   delete plugin;
   return 0;
 }
