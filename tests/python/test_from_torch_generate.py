@@ -87,6 +87,14 @@ class GenerateExamplesTest(unittest.TestCase):
         self.assertIn("/* negative_slope */ static_cast<float>(negative_slope)", cpp)
         self.assertIn('SIGNATURE "*fp32, *fp32, i32, fp32, fp32, 1024"', cmake)
 
+    def test_family_warps_read_where_a_relation_ties_the_sizes(self):
+        # BLOCK_SIZE comes from Q[3] // 2 and the fake requires 2 * cos[1] == Q[3]: probing a
+        # size for each power of two must move both, or every variant gets the example's warps.
+        cpp, cmake = self.generate(os.path.join("corpus", "unsloth_rope.py"))
+        self.assertIn('"BLOCK_SIZE=1024, num_warps=4, num_stages=3"', cmake)
+        self.assertIn('"BLOCK_SIZE=2048, num_warps=8, num_stages=3"', cmake)
+        self.assertIn('"BLOCK_SIZE=65536, num_warps=32, num_stages=3"', cmake)
+
     def test_row_window_max(self):
         cpp, cmake = self.generate("row_window_max.py")
         self.assertIn("return ap::Shape{x[0], x[1] + 1 - ap::min(x[1], window_dim)};", cpp)

@@ -185,6 +185,7 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
 def _powers_of_two(op, name, atom, cpp, bounded, lowest, probe, max_block, context):
     """The family of powers of two from `lowest` up to `max_block`, fewer where the host code
     refuses; each value's launch options from the host code run at that size."""
+    from .launches import _plain
     values, options, reason = [], {}, ""
     value = lowest
     while value <= max_block:
@@ -193,6 +194,13 @@ def _powers_of_two(op, name, atom, cpp, bounded, lowest, probe, max_block, conte
         except GenerationError as error:  # "at FILE:LINE (the line): Error: message"
             reason = f"the host code refuses {bounded} = {value} ({error})"
             break
+        got = _plain(record.arguments[name])
+        if got != value:
+            # The options read at this size would be another variant's.
+            raise GenerationError(f"op '{op.qualname}': {context}: with {bounded} = {value} the "
+                                  f"host code launches {name} = {got}, not {value}; its launch "
+                                  "options per variant cannot be read: make the sizes the "
+                                  "constexpr comes from agree in the fake (torch._check)")
         options[str(value)] = (int(record.options.get("num_warps", 4)),
                                int(record.options.get("num_stages", 3)))
         values.append(str(value))

@@ -372,7 +372,7 @@ def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
     """Points inside the traced shape requirements, every extent at least 1. With `long_axes`,
     one point per tensor axis with that axis long (1000-5000) and the others short, so that every
     grid extent and argument sees its axis grow."""
-    from .shapes import _values, tie, tied_extents
+    from .shapes import _values, satisfy, tie, tied_extents
     ties = tied_extents(requires, symbols)
     targets = [None] * count
     if long_axes:
@@ -408,7 +408,7 @@ def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
                     point[argument.name] = [rng.random() < 0.5 for _ in value]
                 else:
                     point[argument.name] = value
-            tie(point, ties, keep=target)
+            satisfy(tie(point, ties, keep=target), requires, symbols, keep=target)
             elements = sum(_numel(point[a.name]) for a in op.tensors
                            if point[a.name] is not None)
             values = _values(symbols, point)
@@ -473,7 +473,7 @@ def _probe(op, example, traced, position, atom, value, arch):
     """The launch at `position` when the host code runs with launcher atom `atom` (an input's
     extent or an int attribute) set to `value`, the other sizes as in the example, and the atoms
     of that point's inputs and attributes; a GenerationError when the host code refuses it."""
-    from .shapes import tie, tied_extents
+    from .shapes import satisfy, tie, tied_extents
     point = {name: list(v) if isinstance(v, list) else v for name, v in example.items()}
     keep = None
     if ".size(" in atom:
@@ -483,6 +483,7 @@ def _probe(op, example, traced, position, atom, value, arch):
     else:
         point[atom] = value
     tie(point, tied_extents(traced.requires, traced.symbols), keep=keep)
+    satisfy(point, traced.requires, traced.symbols, keep=keep)
     try:
         records = _run_body(op, point, torch.float32, arch).records
     except HostFailure as failure:

@@ -246,6 +246,33 @@ def tie(point, pairs, keep=None):
     return point
 
 
+def satisfy(point, requires, symbols, keep=None):
+    """Makes the equality requirements between extents that are not plain ties (`2 * cos[1] ==
+    Q[3]`) hold at a point: each one solved for an extent other than `keep` ((name, axis)) where
+    that gives a positive integer. A relation it cannot satisfy is left for the caller's check."""
+    for relation in requires:
+        if not isinstance(relation, sympy.Eq) or (relation.lhs in symbols and
+                                                  relation.rhs in symbols):
+            continue  # ties: tie() makes them hold
+        free = relation.free_symbols
+        if len(free) < 2 or not all(s in symbols and symbols[s].kind == "extent" for s in free):
+            continue
+        values = {s: symbols[s].value(point) for s in free}
+        if relation.xreplace(values) is sympy.true:
+            continue
+        for unknown in sorted(free, key=str):
+            ref = symbols[unknown]
+            if (ref.name, ref.index) == keep:
+                continue
+            known = {s: v for s, v in values.items() if s is not unknown}
+            solutions = [v for v in sympy.solve(relation.xreplace(known), unknown)
+                         if v.is_integer and v > 0]
+            if solutions:
+                point[ref.name][ref.index] = int(solutions[0])
+                break
+    return point
+
+
 def _sample_point(op, example, rng):
     point = {}
     for argument in op.arguments:
