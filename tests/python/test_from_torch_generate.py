@@ -197,6 +197,13 @@ class VariantsTest(unittest.TestCase):
                       "(raise RuntimeError(f\\\"rows of {n_cols} do not fit in one block\\\")): "
                       "RuntimeError: rows of 16384 do not fit in one block)", cpp)
 
+    def test_a_capped_power_of_two_serves_every_larger_size(self):
+        cpp, cmake = self.generate("from_torch_capped_family.py", "--max-block", "4096")
+        self.assertIn('    "BLOCK_SIZE=1024, num_warps=4, num_stages=3"\n  NUM_WARPS', cmake)
+        self.assertIn("row_total_row_total_kernel_fp32::select(std::min<std::int64_t>("
+                      "ap::triton::next_power_of_2(x.size(1)), 1024)),", cpp)
+        self.assertNotIn("ap::require(x[1] <=", cpp)
+
     def test_heuristics_select_the_variant(self):
         cpp, cmake = self.generate("from_torch_heuristics.py", "--max-block", "64")
         self.assertIn('SIGNATURE "*fp32, *fp32, i32, constexpr, constexpr"', cmake)

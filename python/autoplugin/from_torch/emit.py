@@ -182,8 +182,8 @@ class _Extents:
 def _launcher_text_as_sympy(op, traced, text):
     """A recovered launcher expression (`ap::triton::cdiv(x.size(0), 4)`, `x.numel()`, ...) over
     the traced symbols, for a function of the shapes."""
-    namespace = {"_cdiv": lambda a, b: sympy.ceiling(sympy.Mul(a, sympy.Rational(1, b))),
-                 "_floor_div": lambda a, b: sympy.floor(sympy.Mul(a, sympy.Rational(1, b))),
+    namespace = {"_cdiv": lambda a, b: sympy.ceiling(sympy.sympify(a) / sympy.sympify(b)),
+                 "_floor_div": lambda a, b: sympy.floor(sympy.sympify(a) / sympy.sympify(b)),
                  "_min": sympy.Min, "_max": sympy.Max}
     extents, elements = {}, {}
     for symbol, ref in traced.symbols.items():
@@ -438,6 +438,7 @@ def cpp_source(op, structures, dtypes, provenance):
     if _uses_floor_div(structures):
         out += ["// Python's //: rounds toward negative infinity.",
                 "std::int64_t floor_div(std::int64_t a, std::int64_t b) {",
+                "  if (b == 0) throw ap::Error(\"a launch argument divides by an attribute that is 0\");",
                 "  const std::int64_t q = a / b;",
                 "  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;",
                 "}", ""]
@@ -529,14 +530,14 @@ def _case_value(argument, value):
 def _profile(op, structure, tensors):
     """Per tensor, the min and max shapes of a dynamic case: each extent halved and doubled
     where the shape function's requirements still hold."""
-    from .shapes import _values
+    from .shapes import _values, holds as requirement_holds
     example = structure.example
     lows = {t.name: list(example[t.name]) for t in tensors}
     highs = {t.name: list(example[t.name]) for t in tensors}
 
     def holds(point):
         values = _values(structure.traced.symbols, point)
-        return (all(bool(r.xreplace(values)) for r in structure.traced.requires) and
+        return (all(requirement_holds(r, values) for r in structure.traced.requires) and
                 kernel_variants.within_limits(structure.launches, point))
 
     for bound, change in ((lows, lambda e: max(1, e // 2)), (highs, lambda e: 2 * e)):

@@ -87,6 +87,14 @@ def _candidates(envs, constants, cap=None):
                    lambda env, n=name, d=divisor: env.atoms[n] // d)
     for a, b in combinations(names, 2):
         yield f"{a} * {b}", lambda env, a=a, b=b: env.atoms[a] * env.atoms[b]
+    # A size divided by an int attribute (a group's stride: C * H * W // num_groups).
+    attributes = [n for n in names if "." not in n and all(
+        isinstance(env.atoms[n], int) and not isinstance(env.atoms[n], bool) for env in envs)]
+    for name in names:
+        for attribute in attributes:
+            if name != attribute:
+                yield (f"floor_div({name}, {attribute})",
+                       lambda env, n=name, d=attribute: env.atoms[n] // env.atoms[d])
     # Tiles over two extents in one axis (Triton's matmul tutorial:
     # cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)), or a batch of tiled rows: by the launch's constants.
     launch_divisors = sorted({c for c in constants if c > 1})
@@ -137,15 +145,15 @@ def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
             f"{context} cannot be recovered: its values {fit_values} at the sampled points are not "
             "a constant, a size, an element count, a stride, an attribute (element), or a simple "
             "combination of these (sum, difference, min, max, multiple, ceiling or floor division "
-            "by a constant, product of two, tiles over two extents). Compute it in the kernel "
-            "from the sizes it is given, or make it an attribute of the op")
+            "by a constant or an int attribute, product of two, tiles over two extents). Compute "
+            "it in the kernel from the sizes and attributes it is given")
     for env, value in zip(check_envs, check_values):
         if _integral(function(env)) != value:
             raise GenerationError(
                 f"{context} cannot be recovered: '{text}' matches the fitting samples but gives "
                 f"{function(env)} where the host code passes {value} "
-                f"(at {_describe(env)}). Compute it in the kernel from the sizes it is given, or "
-                "make it an attribute of the op")
+                f"(at {_describe(env)}). Compute it in the kernel from the sizes and attributes "
+                "it is given")
     return text
 
 

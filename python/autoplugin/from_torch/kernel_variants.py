@@ -36,6 +36,7 @@ class VaryingConstexpr:
     limit: int = 0  # the largest value compiled
     limit_reason: str = ""
     atom: str = ""  # the launcher atom it is computed from (power-of-two constexprs)
+    capped: bool = False  # the host code caps it (min(MAX_FUSED_SIZE, ...)): no size limit
 
 
 @dataclass
@@ -160,12 +161,12 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
                               "two or another constexpr")
     if all(isinstance(v, int) and not isinstance(v, bool) and v > 0 and v & (v - 1) == 0
            for v in plain):
-        floor = min(plain)
+        floor, top = min(plain), max(plain)  # top: a cap where samples exceed it (probed)
         for atom in envs[0].atoms:
             sizes = [env.atoms[atom] for env in envs]
             if not all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
                 continue
-            if all(max(next_power_of_2(s), floor) == v for s, v in zip(sizes, plain)):
+            if all(min(max(next_power_of_2(s), floor), top) == v for s, v in zip(sizes, plain)):
                 bounded = _shape_function_text(atom, op)
                 if not bounded:
                     continue
@@ -187,6 +188,7 @@ def _powers_of_two(op, name, atom, cpp, bounded, lowest, probe, max_block, conte
     refuses; each value's launch options from the host code run at that size."""
     from .launches import _plain
     values, options, reason = [], {}, ""
+    capped = False
     value = lowest
     while value <= max_block:
         try:
@@ -195,6 +197,11 @@ def _powers_of_two(op, name, atom, cpp, bounded, lowest, probe, max_block, conte
             reason = f"the host code refuses {bounded} = {value} ({error})"
             break
         got = _plain(record.arguments[name])
+        if values and got == int(values[-1]) and got < value:
+            # The host code caps it (Liger's min(MAX_FUSED_SIZE, next_power_of_2(n))): the
+            # largest variant serves every larger size, as eagerly.
+            capped = True
+            break
         if got != value:
             # The options read at this size would be another variant's.
             raise GenerationError(f"op '{op.qualname}': {context}: with {bounded} = {value} the "
@@ -208,10 +215,12 @@ def _powers_of_two(op, name, atom, cpp, bounded, lowest, probe, max_block, conte
     if not values:
         raise GenerationError(f"op '{op.qualname}': {context}: the host code refuses every size "
                               f"from {lowest} to {max_block}: {reason}")
-    if not reason:
+    if capped:
+        cpp = f"std::min<std::int64_t>({cpp}, {values[-1]})"
+    elif not reason:
         reason = (f"variants are compiled up to {name} = {values[-1]}; regenerate with "
                   f"--max-block {2 * int(values[-1])} (or larger) for larger sizes")
-    varying = VaryingConstexpr(name, cpp, values, bounded, int(values[-1]), reason, atom)
+    varying = VaryingConstexpr(name, cpp, values, bounded, int(values[-1]), reason, atom, capped)
     return varying, options
 
 
@@ -219,7 +228,7 @@ def within_limits(launches, point):
     """Whether `point` (argument -> shape or value) keeps every size in the families' ranges."""
     for launch in launches:
         for varying in getattr(launch, "varying", []):
-            if not varying.bounded:
+            if not varying.bounded or varying.capped:
                 continue
             name, _, axis = varying.bounded.partition("[")
             size = point[name][int(axis.rstrip("]"))] if axis else point[name]
@@ -234,7 +243,8 @@ def requirements(launches):
     seen, result = set(), []
     for launch in launches:
         for varying in getattr(launch, "varying", []):
-            if not varying.bounded or (varying.bounded, varying.limit) in seen:
+            if (not varying.bounded or varying.capped or
+                    (varying.bounded, varying.limit) in seen):
                 continue
             seen.add((varying.bounded, varying.limit))
             condition = f"{varying.bounded} <= {varying.limit}"

@@ -372,7 +372,7 @@ def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
     """Points inside the traced shape requirements, every extent at least 1. With `long_axes`,
     one point per tensor axis with that axis long (1000-5000) and the others short, so that every
     grid extent and argument sees its axis grow."""
-    from .shapes import _values, satisfy, tie, tied_extents
+    from .shapes import _values, holds, satisfy, tie, tied_extents
     ties = tied_extents(requires, symbols)
     targets = [None] * count
     if long_axes:
@@ -412,7 +412,7 @@ def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
             elements = sum(_numel(point[a.name]) for a in op.tensors
                            if point[a.name] is not None)
             values = _values(symbols, point)
-            if elements <= MAX_SAMPLE_ELEMENTS and all(bool(r.xreplace(values)) for r in requires):
+            if elements <= MAX_SAMPLE_ELEMENTS and all(holds(r, values) for r in requires):
                 points.append(point)
                 break
         else:

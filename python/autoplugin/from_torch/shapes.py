@@ -323,8 +323,13 @@ def evaluate_shapes(outputs, values):
     return [tuple(int(sympy.sympify(d).xreplace(values)) for d in shape) for shape in outputs]
 
 
-def _holds(condition, values):
-    return bool(condition.xreplace(values))
+def holds(condition, values):
+    """Whether a requirement holds at a point; False where it cannot be evaluated there (a
+    division or remainder by an attribute that is 0)."""
+    try:
+        return bool(condition.xreplace(values))
+    except (ZeroDivisionError, TypeError, ValueError):
+        return False
 
 
 def traced_shapes(op, example, samples=400, seed=0):
@@ -358,17 +363,17 @@ def traced_shapes(op, example, samples=400, seed=0):
         # Points the fake rejects say nothing about the formula: the guard goes when the fake
         # accepts points outside it and gives the formula's shape at every one of them.
         outside = [(v, c) for _, v, c in points if c is not None
-                   and all(_holds(g, v) for g in others) and not _holds(guard, v)]
+                   and all(holds(g, v) for g in others) and not holds(guard, v)]
         if outside and all(agrees(v, c) for v, c in outside):
             requires = others
     example_values = _values(symbols, example)
-    broken = [g for g in requires if not _holds(g, example_values)]
+    broken = [g for g in requires if not holds(g, example_values)]
     if broken:
         raise GenerationError(f"op '{op.qualname}': the example {example} does not satisfy "
                               f"what the fake implementation requires: {broken}")
     unreachable = []
     for point, values, concrete in points:
-        if not all(_holds(g, values) for g in requires):
+        if not all(holds(g, values) for g in requires):
             continue
         if concrete is None:
             unreachable.append(point)
