@@ -204,6 +204,13 @@ class VariantsTest(unittest.TestCase):
                       "ap::triton::next_power_of_2(x.size(1)), 1024)),", cpp)
         self.assertNotIn("ap::require(x[1] <=", cpp)
 
+    def test_an_output_the_host_code_allocates_zeroed_is_cleared(self):
+        cpp, _ = self.generate("from_torch_zeroed_output.py")
+        self.assertIn("    check_cuda(cudaMemsetAsync(out.data(), 0, out.numel() * "
+                      "sizeof(*out.data()), stream),", cpp)
+        self.assertLess(cpp.index("cudaMemsetAsync(out.data()"),
+                        cpp.index("row_sum_atomic_row_sum_atomic_kernel_fp32::launch("))
+
     def test_heuristics_select_the_variant(self):
         cpp, cmake = self.generate("from_torch_heuristics.py", "--max-block", "64")
         self.assertIn('SIGNATURE "*fp32, *fp32, i32, constexpr, constexpr"', cmake)

@@ -330,6 +330,13 @@ def launcher(op, structures, dtype, config=None):
                                  f"0, scratch_bytes({buffer.numel}, {buffer.element_bytes}), "
                                  "stream),")
                     lines.append(f"               \"clearing scratch buffer {index}\");")
+        for index in structure.zeroed_outputs:
+            out = output_name(op, index)
+            lines.append(f"    // The host code allocates {out} with zeros (its kernels add into "
+                         "it): cleared first.")
+            lines.append(f"    check_cuda(cudaMemsetAsync({out}.data(), 0, {out}.numel() * "
+                         f"sizeof(*{out}.data()), stream),")
+            lines.append(f"               \"clearing {out}\");")
         if config is not None:
             # A config whose kernel needs more shared memory than this GPU has (Triton's
             # autotuner prunes it) hands the launch to another config.
@@ -382,8 +389,9 @@ def _uses_floor_div(structures):
 
 
 def needs_cuda_runtime(op, structures):
-    """In-place copies and cleared scratch buffers call the CUDA runtime."""
-    return bool(op.mutated) or any(b.zeroed for s in structures for b in s.scratch)
+    """In-place copies and cleared scratch buffers and outputs call the CUDA runtime."""
+    return bool(op.mutated) or any(b.zeroed for s in structures for b in s.scratch) or \
+        any(s.zeroed_outputs for s in structures)
 
 
 def cpp_source(op, structures, dtypes, provenance):

@@ -99,6 +99,7 @@ class RecoveredLaunches:
     launches: list  # RecoveredLaunch
     scratch: list  # ScratchBuffer, indexed by the workspace arguments' cpp
     notes: list  # what the user should know: host allocations the plugin replaces, ...
+    zeroed_outputs: list = field(default_factory=list)  # indices the host code allocates zeroed
 
 
 class HostFailure(Exception):
@@ -466,7 +467,18 @@ def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
                                         arch, notes))
     for note in sorted(notes):
         log(f"{op.qualname}: note: {note}")
-    return RecoveredLaunches(launches, [buffer for buffer, _ in scratch.values()], sorted(notes))
+    return RecoveredLaunches(launches, [buffer for buffer, _ in scratch.values()], sorted(notes),
+                             _zeroed_outputs(op, runs[0]))
+
+
+def _zeroed_outputs(op, run):
+    """The outputs the host code allocates with zeros (a kernel that adds into its output
+    atomically relies on it): the launcher clears them, as TensorRT's memory is not cleared.
+    An in-place op's outputs are its inputs: not allocated."""
+    if op.mutated:
+        return []
+    return [index for index, tensor in enumerate(run.outputs)
+            if run.made.get(storage_key(tensor), ("",))[0] in ZERO_ALLOCATIONS]
 
 
 def _probe(op, example, traced, position, atom, value, arch):

@@ -16,6 +16,7 @@ class Structure:
     traced: object  # shapes.TracedShapes
     launches: list  # launches.RecoveredLaunch
     scratch: list  # launches.ScratchBuffer: the workspace's buffers
+    zeroed_outputs: tuple = ()  # output indices the launcher clears first
 
 
 def _complete_example(op, text, values):
@@ -95,7 +96,8 @@ def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90,
             if not recovered.launches:
                 raise GenerationError(f"op '{op.qualname}': its host code launches no Triton "
                                       f"kernel for {text}")
-            structures.append(Structure(example, traced, recovered.launches, recovered.scratch))
+            structures.append(Structure(example, traced, recovered.launches, recovered.scratch,
+                                        tuple(recovered.zeroed_outputs)))
         module_path = op.module_path
         provenance = [
             f"Generated from {module_path.name} (sha256 {emit.file_digest(module_path)}...) with "
