@@ -211,6 +211,11 @@ class VariantsTest(unittest.TestCase):
         self.assertLess(cpp.index("cudaMemsetAsync(out.data()"),
                         cpp.index("row_sum_atomic_row_sum_atomic_kernel_fp32::launch("))
 
+    def test_an_input_of_its_own_dtype(self):
+        cpp, cmake = self.generate("from_torch_int_labels.py", "--dtypes", "float32,float16")
+        self.assertIn('SIGNATURE "*fp16, *i64, *fp16, i32"', cmake)
+        self.assertEqual(cpp.count("ap::In<std::int64_t> labels,"), 2)  # in both launchers
+
     def test_heuristics_select_the_variant(self):
         cpp, cmake = self.generate("from_torch_heuristics.py", "--max-block", "64")
         self.assertIn('SIGNATURE "*fp32, *fp32, i32, constexpr, constexpr"', cmake)

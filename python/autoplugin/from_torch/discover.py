@@ -27,6 +27,7 @@ class Argument:
     optional: bool = False  # `Tensor?`: may be None
     keyword_only: bool = False
     mutated: bool = False  # `Tensor(a!)`: the op writes it in place
+    dtype: str = ""  # a tensor of one dtype whatever --dtypes says ("int64" labels), from the example
 
 
 @dataclass
@@ -214,17 +215,34 @@ def find_ops(path, wanted=None):
     return ops
 
 
+# The dtypes an input may be given in an example (`labels=int64[2, 37]`): it then has that dtype
+# in every launcher, whatever --dtypes says.
+FIXED_DTYPES = ("int8", "int32", "int64", "uint8", "bool", "float32", "float16", "bfloat16")
+
+
 def parse_example(text):
-    """`ns::op(x=[2, 3, 8, 8], padding=[1, 1, 2, 2])` -> (qualname, {argument: value}); a
-    Tensor argument is given by its shape."""
+    """`ns::op(x=[2, 3, 8, 8], labels=int64[2, 3], padding=[1, 1, 2, 2])` -> (qualname,
+    {argument: value}, {argument: dtype}); a Tensor argument is given by its shape, prefixed by a
+    dtype where it has one whatever --dtypes says."""
     match = re.fullmatch(r"\s*([A-Za-z_][\w]*::[A-Za-z_][\w.]*)\s*\((.*)\)\s*", text, re.S)
     if match is None:
         raise GenerationError(f"--example {text!r}: expected NS::NAME(arg=value, ...)")
+    values, dtypes = {}, {}
     try:
         call = ast.parse(f"f({match.group(2)})", mode="eval").body
-        values = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+        for keyword in call.keywords:
+            node = keyword.value
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+                if node.value.id not in FIXED_DTYPES:
+                    raise ValueError(f"{keyword.arg}={node.value.id}[...]: expected a dtype of "
+                                     f"{', '.join(FIXED_DTYPES)}")
+                dtypes[keyword.arg] = node.value.id
+                shape = ast.literal_eval(node.slice)
+                values[keyword.arg] = list(shape) if isinstance(shape, tuple) else [shape]
+                continue
+            values[keyword.arg] = ast.literal_eval(node)
     except (SyntaxError, ValueError) as error:
         raise GenerationError(f"--example {text!r}: {error}") from None
     if call.args:
         raise GenerationError(f"--example {text!r}: name every argument (x=[2, 3], ...)")
-    return match.group(1), values
+    return match.group(1), values, dtypes

@@ -22,6 +22,9 @@ CPP_ELEMENT = {"*fp32": "float", "*fp16": "__half", "*bf16": "__nv_bfloat16", "*
 # Each scratch buffer starts at a multiple of this many bytes of the workspace.
 SCRATCH_ALIGNMENT = 256
 DTYPE_ELEMENT = {"float32": "float", "float16": "__half", "bfloat16": "__nv_bfloat16"}
+# An input's own dtype (`labels=int64[...]` in an example).
+FIXED_ELEMENT = dict(DTYPE_ELEMENT, int8="std::int8_t", int32="std::int32_t",
+                     int64="std::int64_t", uint8="std::uint8_t", bool="bool")
 DTYPE_SHORT = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
 ATTRIBUTE_TYPES = {"int": "std::int64_t", "float": "double", "bool": "bool",
                    "str": "std::string_view", "int[]": "std::span<const std::int64_t>",
@@ -292,7 +295,9 @@ def launcher(op, structures, dtype, config=None):
     for argument in op.arguments:
         if argument.kind == "Tensor":
             view = "ap::OptIn" if argument.optional else "ap::In"
-            parameters.append(f"{view}<{types.get(argument.name, element)}> {argument.name}")
+            own = FIXED_ELEMENT.get(argument.dtype)
+            parameters.append(f"{view}<{types.get(argument.name, own or element)}> "
+                              f"{argument.name}")
         else:
             parameters.append(f"{ATTRIBUTE_TYPES[argument.kind]} {argument.name}")
     for index in range(op.num_outputs):
@@ -559,6 +564,14 @@ def _profile(op, structure, tensors):
     return lows, highs
 
 
+def _case_dtype(tensor, dtype):
+    """A case input's dtype; an integer input of its own dtype gets values 0 and 1, which index
+    any axis of two or more (labels, indices): widen `range` in cases.json for more."""
+    if tensor.dtype and tensor.dtype not in DTYPE_ELEMENT:
+        return {"dtype": tensor.dtype, "range": [0, 2]}
+    return {"dtype": tensor.dtype or dtype}
+
+
 def cases(op, structures, dtypes):
     from .shapes import evaluate_shapes, _values
     result = []
@@ -575,11 +588,12 @@ def cases(op, structures, dtypes):
             # an absent Tensor? is null
             result.append({"name": f"{DTYPE_SHORT[dtype]}_static_{tag}",
                            "inputs": [None if example[t.name] is None else
-                                      {"dtype": dtype, "shape": example[t.name]} for t in tensors],
+                                      dict(_case_dtype(t, dtype), shape=example[t.name])
+                                      for t in tensors],
                            "attributes": attributes, "expect_shapes": expected})
             dynamic = [None if example[t.name] is None else
-                       {"dtype": dtype, "min": lows[t.name], "opt": example[t.name],
-                        "max": highs[t.name]} for t in tensors]
+                       dict(_case_dtype(t, dtype), min=lows[t.name], opt=example[t.name],
+                            max=highs[t.name]) for t in tensors]
             result.append({"name": f"{DTYPE_SHORT[dtype]}_dynamic_{tag}", "inputs": dynamic,
                            "attributes": attributes, "expect_shapes": expected})
     return {"op": op.qualname, "cases": result}

@@ -102,6 +102,10 @@ def _candidates(envs, constants, cap=None):
         for d in launch_divisors:
             yield (f"{a} * ap::triton::cdiv({b}, {d})",
                    lambda env, a=a, b=b, d=d: env.atoms[a] * -(-env.atoms[b] // d))
+    for a, b in combinations(names, 2):
+        for d in launch_divisors:  # tiles over the rows of a flattened batch: cdiv(B * S, BM)
+            yield (f"ap::triton::cdiv({a} * {b}, {d})",
+                   lambda env, a=a, b=b, d=d: -(-(env.atoms[a] * env.atoms[b]) // d))
     for (a, d), (b, e) in combinations(product(names, launch_divisors), 2):
         yield (f"ap::triton::cdiv({a}, {d}) * ap::triton::cdiv({b}, {e})",
                lambda env, a=a, b=b, d=d, e=e: -(-env.atoms[a] // d) * -(-env.atoms[b] // e))
@@ -172,9 +176,20 @@ def _fit_float(values, envs, context):
         if all(isinstance(env.atoms[name], float) and env.atoms[name] == v
                for env, v in zip(envs, floats)):
             return f"static_cast<float>({name})"
-    raise GenerationError(f"{context} cannot be recovered: a float that is neither constant nor "
-                          f"a float attribute (values {floats[:4]}...); make it a float attribute "
-                          "of the op")
+    # A float attribute a bool attribute switches off (`p if training else 0.0`).
+    for name in envs[0].atoms:
+        for flag in envs[0].atoms:
+            if not all(isinstance(env.atoms[name], float) and isinstance(env.atoms[flag], bool)
+                       for env in envs):
+                continue
+            for on, text in ((True, flag), (False, f"!{flag}")):
+                if all((env.atoms[name] if env.atoms[flag] == on else 0.0) == v
+                       for env, v in zip(envs, floats)):
+                    return f"({text} ? static_cast<float>({name}) : 0.0f)"
+    raise GenerationError(f"{context} cannot be recovered: a float that is neither constant, a "
+                          f"float attribute nor one a bool attribute switches to 0 (values "
+                          f"{floats[:4]}...); compute it in the kernel from the attributes it is "
+                          "given")
 
 
 def _float_literal(value):

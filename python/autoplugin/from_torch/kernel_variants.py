@@ -86,6 +86,10 @@ def _bool_candidates(atoms, others):
         if isinstance(atoms[atom], bool):
             yield atom, lambda a, o, n=atom: a[n]
             yield f"!{atom}", lambda a, o, n=atom: not a[n]
+    for atom in atoms:  # a feature a float attribute turns on (Unsloth's softcap != 0)
+        if isinstance(atoms[atom], float):
+            yield f"{atom} != 0", lambda a, o, n=atom: a[n] != 0
+            yield f"{atom} == 0", lambda a, o, n=atom: a[n] == 0
     divisors = [(cpp, lambda o, k=k: o[k]) for k, cpp in enumerate(others)]
     divisors += [(str(2 ** k), lambda o, d=2 ** k: d) for k in range(1, 17)]
     for atom in atoms:

@@ -246,6 +246,12 @@ EMPTY_ALLOCATIONS = {"empty", "empty_like", "new_empty", "empty_strided", "new_e
 ZERO_ALLOCATIONS = {"zeros", "zeros_like", "new_zeros"}
 
 
+def input_dtype(argument, dtype):
+    """The dtype of a tensor input when the plugin's dtype is `dtype`: its own where the
+    examples give it one (int64 labels)."""
+    return getattr(torch, argument.dtype) if argument.dtype else dtype
+
+
 def storage_key(tensor):
     return tensor.untyped_storage()._cdata
 
@@ -294,8 +300,8 @@ def _run_body(op, point, dtype, arch=90, notes=None):
         for argument in op.arguments:
             value = point[argument.name]
             if argument.kind == "Tensor" and value is not None:
-                call[argument.name] = inputs[argument.name] = torch.empty(value, dtype=dtype,
-                                                                          device="cuda")
+                call[argument.name] = inputs[argument.name] = torch.empty(
+                    value, dtype=input_dtype(argument, dtype), device="cuda")
             else:
                 call[argument.name] = value
         shapes = {k: list(v.shape) for k, v in inputs.items()}
@@ -369,6 +375,17 @@ def _sample_int(rng, example_value, largest):
     return -value if example_value < 0 and rng.random() < 0.5 else value
 
 
+def _sample_float(rng, example_value):
+    """The example's value at times (a flag computed from it, `softcap != 0`, takes the
+    example's branch), else one near it with its sign (0 to 1 for 0): a probability or an eps
+    stays in the range its host code asserts."""
+    if rng.random() < 0.25:
+        return example_value
+    if example_value == 0:
+        return round(rng.uniform(0.0, 1.0), 3)
+    return round(example_value * rng.uniform(0.5, 1.5), 6)
+
+
 def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
     """Points inside the traced shape requirements, every extent at least 1. With `long_axes`,
     one point per tensor axis with that axis long (1000-5000) and the others short, so that every
@@ -400,9 +417,9 @@ def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
                 elif argument.kind == "int[]":
                     point[argument.name] = [_sample_int(rng, v, 1024) for v in value]
                 elif argument.kind == "float":
-                    point[argument.name] = round(rng.uniform(-2.0, 2.0), 3)
+                    point[argument.name] = _sample_float(rng, value)
                 elif argument.kind == "float[]":
-                    point[argument.name] = [round(rng.uniform(-2.0, 2.0), 3) for _ in value]
+                    point[argument.name] = [_sample_float(rng, v) for v in value]
                 elif argument.kind == "bool":
                     point[argument.name] = rng.random() < 0.5
                 elif argument.kind == "bool[]":
@@ -509,7 +526,7 @@ def _probe(op, example, traced, position, atom, value, arch):
         if argument.kind == "Tensor" and value is not None:
             for axis, extent in enumerate(value):
                 atoms[f"{argument.name}.size({axis})"] = extent
-        elif argument.kind in ("int", "bool"):
+        elif argument.kind in ("int", "bool", "float"):
             atoms[argument.name] = value
     return records[position], atoms
 

@@ -19,6 +19,20 @@ class Structure:
     zeroed_outputs: tuple = ()  # output indices the launcher clears first
 
 
+def _fix_input_dtypes(op, examples):
+    """Gives each tensor the dtype its examples write (`labels=int64[2, 37]`)."""
+    tensors = {a.name: a for a in op.tensors}
+    for text, dtypes in examples:
+        for name, dtype in dtypes.items():
+            if name not in tensors:
+                raise GenerationError(f"--example {text!r}: '{name}' is not a tensor argument "
+                                      f"of {op.qualname}: only tensors take a dtype")
+            if tensors[name].dtype and tensors[name].dtype != dtype:
+                raise GenerationError(f"--example {text!r}: '{name}' is {dtype} here but "
+                                      f"{tensors[name].dtype} in another example")
+            tensors[name].dtype = dtype
+
+
 def _complete_example(op, text, values):
     missing = [a.name for a in op.arguments
                if a.name not in values and a.default is None and not a.optional]
@@ -74,7 +88,10 @@ def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90,
     parsed = [(text, *parse_example(text)) for text in examples]
     folders = []
     for op in found:
-        mine = [(text, values) for text, qualname, values in parsed if qualname == op.qualname]
+        mine = [(text, values) for text, qualname, values, _ in parsed
+                if qualname == op.qualname]
+        _fix_input_dtypes(op, [(text, d) for text, qualname, _, d in parsed
+                               if qualname == op.qualname])
         if not mine:
             raise GenerationError(
                 f"op '{op.qualname}': no example. Pass --example '{op.qualname}("

@@ -143,7 +143,11 @@ def _trace(op, example, ties):
                 tied_extent.get((argument.name, axis)) or next(extents)
                 for axis in range(len(value))]
             context = StatelessSymbolicContext(dynamic_sizes=[DimDynamic.DYNAMIC] * len(shape))
-            fake = mode.from_tensor(torch.empty(shape), symbolic_context=context)
+            # On the meta device: the trace's extents (above every int attribute, a seed's
+            # too) are never allocated.
+            fake = mode.from_tensor(
+                torch.empty(shape, device="meta", dtype=input_dtype(argument, torch.float32)),
+                symbolic_context=context)
             for axis, extent in enumerate(fake.shape):
                 symbols[extent.node.expr] = SymbolRef("extent", argument.name, axis,
                                                       argument.optional)
@@ -161,8 +165,13 @@ def _trace(op, example, ties):
             call[argument.name] = nodes
         else:
             call[argument.name] = value
+    from .launches import cuda_patched
     checks = []
-    with mode, _recording_checks(checks, op):
+    # On CUDA tensors, as PyTorch traces a custom op for a GPU (a triton_op's fake is its host
+    # code, which may `assert x.is_cuda`).
+    with mode, cuda_patched(90, set()), _recording_checks(checks, op):
+        call = {name: value.to("cuda") if isinstance(value, torch.Tensor) else value
+                for name, value in call.items()}
         try:
             args, kwargs = fake_call(op, call)
             result = op.fake(*args, **kwargs)
@@ -293,14 +302,20 @@ def _sample_point(op, example, rng):
     return point
 
 
+def input_dtype(argument, dtype):
+    from .launches import input_dtype as of_input
+    return of_input(argument, dtype)
+
+
 def fake_outputs(op, point, dtype=torch.float32):
     """The fake's outputs at a point as meta tensors (inputs of `dtype`), or None when the fake
     raises."""
     call = {}
     for argument in op.arguments:
         value = point[argument.name]
-        call[argument.name] = (torch.empty(value, device="meta", dtype=dtype)
-                               if argument.kind == "Tensor" and value is not None else value)
+        call[argument.name] = (
+            torch.empty(value, device="meta", dtype=input_dtype(argument, dtype))
+            if argument.kind == "Tensor" and value is not None else value)
     try:
         args, kwargs = fake_call(op, call)
         result = op.fake(*args, **kwargs)
