@@ -216,6 +216,13 @@ class VariantsTest(unittest.TestCase):
         self.assertIn('SIGNATURE "*fp16, *i64, *fp16, i32"', cmake)
         self.assertEqual(cpp.count("ap::In<std::int64_t> labels,"), 2)  # in both launchers
 
+    def test_flags_and_floats_from_attributes(self):
+        cpp, cmake = self.generate("from_torch_float_flags.py")
+        self.assertIn('"DO_SOFTCAP=True|False', cmake)
+        self.assertIn("select(softcap != 0)", cpp)
+        self.assertIn("/* keep    */ (training ? static_cast<float>(p) : 0.0f)", cpp)
+        self.assertIn("ap::triton::make_grid(ap::triton::cdiv(x.size(0) * x.size(1), 16))", cpp)
+
     def test_heuristics_select_the_variant(self):
         cpp, cmake = self.generate("from_torch_heuristics.py", "--max-block", "64")
         self.assertIn('SIGNATURE "*fp32, *fp32, i32, constexpr, constexpr"', cmake)

@@ -308,24 +308,27 @@ def input_dtype(argument, dtype):
 
 
 def fake_outputs(op, point, dtype=torch.float32):
-    """The fake's outputs at a point as meta tensors (inputs of `dtype`), or None when the fake
-    raises."""
-    call = {}
-    for argument in op.arguments:
-        value = point[argument.name]
-        call[argument.name] = (
-            torch.empty(value, device="meta", dtype=input_dtype(argument, dtype))
-            if argument.kind == "Tensor" and value is not None else value)
-    try:
-        args, kwargs = fake_call(op, call)
-        result = op.fake(*args, **kwargs)
-    except Exception:  # the fake rejects these sizes or attributes
-        return None
-    return fake_results(op, call, result)
+    """The fake's outputs at a point as fake CUDA tensors (inputs of `dtype`), or None when the
+    fake raises."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from .launches import cuda_patched
+    with FakeTensorMode(), cuda_patched(90, set()):
+        call = {}
+        for argument in op.arguments:
+            value = point[argument.name]
+            call[argument.name] = (
+                torch.empty(value, device="cuda", dtype=input_dtype(argument, dtype))
+                if argument.kind == "Tensor" and value is not None else value)
+        try:
+            args, kwargs = fake_call(op, call)
+            result = op.fake(*args, **kwargs)
+        except Exception:  # the fake rejects these sizes or attributes
+            return None
+        return fake_results(op, call, result)
 
 
 def concrete_output_shapes(op, point):
-    """The fake's output shapes at a point (meta tensors), or None when the fake raises."""
+    """The fake's output shapes at a point, or None when the fake raises."""
     results = fake_outputs(op, point)
     return None if results is None else [tuple(int(d) for d in r.shape) for r in results]
 
