@@ -111,7 +111,8 @@ def import_source(path, arch):
     """The module at `path`. A module that asks Triton's driver for the device as it is imported
     (Triton's tutorials: `DEVICE = triton.runtime.driver.active.get_active_torch_device()`) is
     imported again, where no GPU driver is active, with a stand-in that answers as one GPU of
-    compute capability `arch`: compiling ahead of time needs no GPU."""
+    compute capability `arch` (its properties those of an H100/H200): compiling ahead of time
+    needs no GPU."""
     def load():
         spec = importlib.util.spec_from_file_location(path.stem, path)
         module = importlib.util.module_from_spec(spec)
@@ -130,7 +131,12 @@ def import_source(path, arch):
         get_active_torch_device=lambda: __import__("torch").device("cuda", 0),
         get_current_device=lambda: 0, get_current_stream=lambda device=None: 0,
         get_device_capability=lambda device=None: (arch // 10, arch % 10),
-        get_current_target=lambda: types.SimpleNamespace(backend="cuda", arch=arch, warp_size=32))
+        get_current_target=lambda: types.SimpleNamespace(backend="cuda", arch=arch, warp_size=32),
+        # As an H100/H200 reports them (the fused-softmax tutorial reads them at import).
+        utils=types.SimpleNamespace(get_device_properties=lambda device=None: {
+            "multiprocessor_count": 132, "max_shared_mem": 232448, "max_num_regs": 65536,
+            "warpSize": 32, "sm_clock_rate": 1980000, "mem_clock_rate": 2619000,
+            "mem_bus_width": 5120}))
     original = driver._active
     driver._active = stand_in
     try:

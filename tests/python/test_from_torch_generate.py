@@ -223,6 +223,13 @@ class VariantsTest(unittest.TestCase):
         self.assertIn("/* keep    */ (training ? static_cast<float>(p) : 0.0f)", cpp)
         self.assertIn("ap::triton::make_grid(ap::triton::cdiv(x.size(0) * x.size(1), 16))", cpp)
 
+    def test_a_kernel_warmed_up_then_launched_compiled(self):
+        cpp, cmake = self.generate("from_torch_warmup.py")
+        self.assertIn('SIGNATURE "*fp32, *fp32, i32, i32, 256"', cmake)
+        # 132 multiprocessors x the occupancy of the kernel's registers, at most one per row
+        self.assertRegex(cpp, r"ap::triton::make_grid\(std::min<std::int64_t>\(\d+, "
+                              r"x\.size\(0\)\), 1, 1\), stream,")
+
     def test_heuristics_select_the_variant(self):
         cpp, cmake = self.generate("from_torch_heuristics.py", "--max-block", "64")
         self.assertIn('SIGNATURE "*fp32, *fp32, i32, constexpr, constexpr"', cmake)

@@ -16,6 +16,8 @@ of sizes, an attribute (element) or a constant, and checked on further samples.
 """
 import contextlib
 import random
+import re
+import subprocess
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,23 +125,32 @@ def intercepted_launches(records, module_path):
     from triton.runtime.jit import JITFunction
     original = JITFunction.run
 
-    def run(self, *args, grid, warmup, **kwargs):
+    def record(function, args, kwargs, grid, options):
         where, line = _launch_site(module_path)
-        names = [p.name for p in self.params]
-        options = {k: v for k, v in kwargs.items() if k not in names}
-        bound = self.signature.bind_partial(*args, **{k: v for k, v in kwargs.items()
-                                                      if k in names})
+        names = [p.name for p in function.params]
+        bound = function.signature.bind_partial(*args, **{k: v for k, v in kwargs.items()
+                                                          if k in names})
         bound.apply_defaults()
         arguments = {name: bound.arguments[name] for name in names if name in bound.arguments}
         missing = [name for name in names if name not in arguments]
         if missing:
-            raise GenerationError(f"{where}: launch of '{self.fn.__name__}' passes no value for "
-                                  f"{', '.join(missing)}: pass every parameter that has no "
+            raise GenerationError(f"{where}: launch of '{function.fn.__name__}' passes no value "
+                                  f"for {', '.join(missing)}: pass every parameter that has no "
                                   "default")
         if callable(grid):
             grid = grid(dict(arguments))
         grid = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
-        records.append(RecordedLaunch(self, grid, arguments, options, where, line))
+        records.append(RecordedLaunch(function, grid, arguments, options, where, line))
+
+    def run(self, *args, grid, warmup, **kwargs):
+        names = [p.name for p in self.params]
+        options = {k: v for k, v in kwargs.items() if k not in names}
+        if warmup:
+            # Triton's fused-softmax tutorial: compiled, its registers and shared memory read
+            # (the occupancy), then launched through the compiled kernel.
+            compiled = original(self, *args, grid=grid, warmup=True, **kwargs)
+            return _WarmedUpKernel(self, compiled, options, record)
+        record(self, args, kwargs, grid, options)
 
     from triton.runtime.autotuner import Autotuner
     original_autotuner = Autotuner.run
@@ -154,6 +165,48 @@ def intercepted_launches(records, module_path):
     finally:
         JITFunction.run = original
         Autotuner.run = original_autotuner
+
+
+class _WarmedUpKernel:
+    """What `kernel.warmup(...)` gives host code traced without a GPU: the kernel compiled for
+    the GPU generated for, with the register count loading it would report (`n_regs`, read from
+    the cubin by Triton's cuobjdump), and `kernel[grid](...)` recorded as a launch of the kernel
+    with the warmup's launch options."""
+
+    def __init__(self, function, compiled, options, record):
+        self._function, self._compiled, self._options, self._record = (function, compiled,
+                                                                       options, record)
+        self.metadata = compiled.metadata
+        self.name = compiled.name
+        self.asm = compiled.asm
+        self.n_regs = _register_count(compiled)
+        self.n_spills = 0
+
+    def _init_handles(self):
+        return None
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            self._record(self._function, args, kwargs, grid, dict(self._options))
+        return launch
+
+
+def _register_count(compiled):
+    """Registers per thread of a compiled kernel, as `cuobjdump --dump-resource-usage` (Triton's
+    own) reads them from its cubin."""
+    import tempfile
+    import triton.backends.nvidia as nvidia
+    tool = Path(nvidia.__file__).parent / "bin" / "cuobjdump"
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as cubin:
+        cubin.write(compiled.asm["cubin"])
+        cubin.flush()
+        result = subprocess.run([str(tool), "--dump-resource-usage", cubin.name],
+                                capture_output=True, text=True)
+    found = re.search(r"REG:(\d+)", result.stdout)
+    if found is None:
+        raise GenerationError(f"the register count of '{compiled.name}' could not be read "
+                              f"({tool}: {result.stderr.strip() or 'no REG: line'})")
+    return int(found.group(1))
 
 
 class _DeviceGuard:
@@ -190,6 +243,7 @@ def cuda_patched(arch, notes):
     """torch.cuda and Triton's driver answer as on one GPU of compute capability `arch`; each
     property read that shapes a launch is noted once."""
     import types
+    from triton.backends.compiler import GPUTarget
     from triton.runtime import driver
 
     def properties(device=None):
@@ -223,7 +277,7 @@ def cuda_patched(arch, notes):
         get_current_stream=lambda device=None: 0,
         get_active_torch_device=lambda: torch.device("cuda", 0),
         get_device_capability=lambda device=None: (arch // 10, arch % 10),
-        get_current_target=lambda: types.SimpleNamespace(backend="cuda", arch=arch, warp_size=32),
+        get_current_target=lambda: GPUTarget("cuda", arch, 32),
         utils=types.SimpleNamespace(get_device_properties=triton_properties))
     originals = {name: getattr(torch.cuda, name) for name in replacements
                  if hasattr(torch.cuda, name)}
