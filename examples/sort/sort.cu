@@ -14,17 +14,17 @@
 // equal keys equal, so a stable ascending sort of the keys is the stable descending sort.
 // Rows of up to 16384 elements (8192 for int64) are sorted one block per row in shared memory:
 // an LSD radix sort over 8-bit digits, each pass a histogram, its scan, then a stable scatter in
-// tiles of the block's threads (each thread's rank among its warp's equal digits from
-// __match_any_sync, the warps' counts summed per digit), skipping the passes whose digit is the
-// same in every key of the row (int64 ids below 256 take one pass, not eight). Longer rows, and
-// rows above 8192 elements when there are fewer rows than SMs, are sorted by CUB's device-wide
-// radix sort (the CUDA toolkit's), on keys with the row number in the bits above the element's
-// key, so that every row is sorted in one call over the whole tensor (one row: the element's key
-// alone); int64 keys leave no bits for rows and take CUB's segmented radix sort instead. Sorting
-// along a dim that is not the last reads and writes each row with the stride of `dim` (no
-// transpose): the loads and stores are then uncoalesced. The block path needs up to 209 KiB of
-// shared memory per block (Hopper has 227 KiB); on a GPU with less, rows above 8192 elements go
-// device-wide and shorter rows that do not fit fail the launch.
+// tiles (each warp takes consecutive elements, 32 at a time: an element's rank among its warp's
+// equal digits from __match_any_sync, the warps' counts summed per digit), skipping the passes
+// whose digit is the same in every key of the row (int64 ids below 256 take one pass, not eight).
+// Longer rows, and rows above 8192 elements when there are fewer rows than SMs, are sorted by CUB's
+// device-wide radix sort (the CUDA toolkit's), on keys with the row number in the bits above the
+// element's key, so that every row is sorted in one call over the whole tensor (one row: the
+// element's key alone); int64 keys leave no bits for rows and take CUB's segmented radix sort
+// instead. Sorting along a dim that is not the last reads and writes each row with the stride of
+// `dim` (no transpose): the loads and stores are then uncoalesced. The block path needs up to 209
+// KiB of shared memory per block (Hopper has 227 KiB); on a GPU with less, rows above 8192 elements
+// go device-wide and shorter rows that do not fit fail the launch.
 #include <autoplugin/autoplugin.h>
 
 #include <cuda_runtime.h>
@@ -136,8 +136,9 @@ __global__ void copy_kernel(const T* __restrict__ x, T* __restrict__ values,
 
 // ---- One block per row, in shared memory ----
 
-// Shared memory of the block path: per-warp digit counts (uint16: at most a warp per digit, then
-// positions below 65536), the next position of each digit, then keys and element positions twice.
+// Shared memory of the block path: per-warp digit counts (uint16: at most a warp's 256 elements of
+// a tile per digit, then positions below 65536), the next position of each digit, then keys and
+// element positions twice.
 template <typename T>
 std::size_t block_shared_bytes(int threads, std::int64_t n) {
   const std::size_t counts = static_cast<std::size_t>(threads / kWarp) * kDigits * 2;
@@ -153,7 +154,7 @@ __device__ inline unsigned long long warp_or(unsigned long long v) {
   return v;
 }
 
-template <typename T, int kThreads>
+template <typename T, int kThreads, int kItems>
 __global__ void __launch_bounds__(kThreads)
     sort_rows_kernel(const T* __restrict__ x, T* __restrict__ values,
                      std::int64_t* __restrict__ indices, Rows rows, bool descending) {
@@ -164,12 +165,12 @@ __global__ void __launch_bounds__(kThreads)
   const int n = static_cast<int>(rows.n);
   auto* counts = reinterpret_cast<std::uint16_t*>(shared);  // [warp][digit]
   auto* next = reinterpret_cast<int*>(counts + kWarps * kDigits);
-  Key* keys[2];
-  keys[0] = reinterpret_cast<Key*>(next + kDigits);
-  keys[1] = keys[0] + n;
-  std::uint16_t* order[2];
-  order[0] = reinterpret_cast<std::uint16_t*>(keys[1] + n);
-  order[1] = order[0] + n;
+  // Two buffers each, selected by `current` (no arrays of pointers: they would live in local
+  // memory).
+  Key* const keys0 = reinterpret_cast<Key*>(next + kDigits);
+  Key* const keys1 = keys0 + n;
+  auto* const order0 = reinterpret_cast<std::uint16_t*>(keys1 + n);
+  std::uint16_t* const order1 = order0 + n;
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid % kWarp;
   const int warp = tid / kWarp;
@@ -183,8 +184,8 @@ __global__ void __launch_bounds__(kThreads)
     unsigned long long mine = 0;
     for (int k = tid; k < n; k += kThreads) {
       const Key key = order_key(x[start + k * inner], descending);
-      keys[0][k] = key;
-      order[0][k] = static_cast<std::uint16_t>(k);
+      keys0[k] = key;
+      order0[k] = static_cast<std::uint16_t>(k);
       mine |= static_cast<unsigned long long>(key ^ first);
     }
     mine = warp_or(mine);
@@ -195,10 +196,10 @@ __global__ void __launch_bounds__(kThreads)
     for (int shift = 0; shift < 8 * static_cast<int>(sizeof(Key)); shift += kDigitBits) {
       // A digit that every key shares leaves the order as it is: no pass.
       if (((digits_that_differ >> shift) & (kDigits - 1)) == 0) continue;
-      const Key* from_keys = keys[current];
-      const std::uint16_t* from_order = order[current];
-      Key* to_keys = keys[current ^ 1];
-      std::uint16_t* to_order = order[current ^ 1];
+      const Key* from_keys = current == 0 ? keys0 : keys1;
+      const std::uint16_t* from_order = current == 0 ? order0 : order1;
+      Key* to_keys = current == 0 ? keys1 : keys0;
+      std::uint16_t* to_order = current == 0 ? order1 : order0;
       for (int d = tid; d < kDigits; d += kThreads) next[d] = 0;
       __syncthreads();
       for (int k = tid; k < n; k += kThreads) {
@@ -228,21 +229,35 @@ __global__ void __launch_bounds__(kThreads)
         }
       }
       __syncthreads();
-      // Stable scatter, a tile of kThreads consecutive elements at a time: an element goes after
-      // every element of its digit in earlier tiles, earlier warps and earlier lanes.
-      for (int tile = 0; tile < n; tile += kThreads) {
-        const int k = tile + tid;
-        const bool valid = k < n;
-        const Key key = valid ? from_keys[k] : Key{0};
-        const std::uint16_t position = valid ? from_order[k] : std::uint16_t{0};
-        const unsigned digit = valid ? static_cast<unsigned>((key >> shift) & (kDigits - 1))
-                                     : static_cast<unsigned>(kDigits);  // matches no digit
-        const unsigned peers = __match_any_sync(0xffffffffu, digit);
-        const int rank = __popc(peers & ((1u << lane) - 1u));
+      // Stable scatter, a tile of kThreads * kItems consecutive elements at a time, each warp
+      // taking kWarp * kItems consecutive ones in kItems steps of kWarp: an element goes after
+      // every element of its digit in earlier tiles, earlier warps, earlier steps of its warp
+      // and earlier lanes of its step.
+      for (int tile = 0; tile < n; tile += kThreads * kItems) {
         for (int d = lane; d < kDigits; d += kWarp) counts[warp * kDigits + d] = 0;
         __syncwarp();
-        if (valid && rank == 0) {
-          counts[warp * kDigits + digit] = static_cast<std::uint16_t>(__popc(peers));
+        Key key[kItems];
+        std::uint16_t position[kItems];
+        unsigned digit[kItems];
+        int rank[kItems];  // among the warp's elements of the same digit
+        const int warp_first = tile + warp * kWarp * kItems;
+#pragma unroll
+        for (int s = 0; s < kItems; ++s) {
+          const int k = warp_first + s * kWarp + lane;
+          const bool valid = k < n;
+          key[s] = valid ? from_keys[k] : Key{0};
+          position[s] = valid ? from_order[k] : std::uint16_t{0};
+          digit[s] = valid ? static_cast<unsigned>((key[s] >> shift) & (kDigits - 1))
+                           : static_cast<unsigned>(kDigits);  // matches no digit
+          const unsigned peers = __match_any_sync(0xffffffffu, digit[s]);
+          const int earlier = valid ? counts[warp * kDigits + digit[s]] : 0;
+          const int in_step = __popc(peers & ((1u << lane) - 1u));
+          rank[s] = earlier + in_step;
+          __syncwarp();  // every lane has read its count before the step's first lane adds to it
+          if (valid && in_step == 0) {
+            counts[warp * kDigits + digit[s]] = static_cast<std::uint16_t>(earlier + __popc(peers));
+          }
+          __syncwarp();
         }
         __syncthreads();
         for (int d = tid; d < kDigits; d += kThreads) {
@@ -255,17 +270,20 @@ __global__ void __launch_bounds__(kThreads)
           next[d] = running;
         }
         __syncthreads();
-        if (valid) {
-          const int at = counts[warp * kDigits + digit] + rank;
-          to_keys[at] = key;
-          to_order[at] = position;
+#pragma unroll
+        for (int s = 0; s < kItems; ++s) {
+          if (digit[s] < kDigits) {
+            const int at = counts[warp * kDigits + digit[s]] + rank[s];
+            to_keys[at] = key[s];
+            to_order[at] = position[s];
+          }
         }
         __syncthreads();
       }
       current ^= 1;
     }
     for (int j = tid; j < n; j += kThreads) {
-      const std::int64_t k = order[current][j];
+      const std::int64_t k = (current == 0 ? order0 : order1)[j];
       values[start + j * inner] = x[start + k * inner];
       indices[start + j * inner] = k;
     }
@@ -273,10 +291,10 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-template <typename T, int kThreads>
+template <typename T, int kThreads, int kItems>
 cudaError_t launch_block_rows(const T* x, T* values, std::int64_t* indices, const Rows& rows,
                               bool descending, std::size_t bytes, cudaStream_t stream) {
-  const auto kernel = sort_rows_kernel<T, kThreads>;
+  const auto kernel = sort_rows_kernel<T, kThreads, kItems>;
   if (bytes > 48 * 1024) {  // above the default a block may have
     const cudaError_t status = cudaFuncSetAttribute(
         kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
@@ -458,10 +476,12 @@ cudaError_t sort(ap::In<T> self, ap::Out<T> values, ap::Out<std::int64_t> indice
     const std::size_t bytes = block_shared_bytes<T>(threads, n);
     if (bytes <= static_cast<std::size_t>(
                      device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, 48 * 1024))) {
-      return threads == 128 ? launch_block_rows<T, 128>(self.data(), values.data(), indices.data(),
-                                                        rows, descending, bytes, stream)
-                            : launch_block_rows<T, 1024>(self.data(), values.data(), indices.data(),
-                                                         rows, descending, bytes, stream);
+      // One tile of the scatter covers a row of 1024 (or 4096) elements.
+      return threads == 128
+                 ? launch_block_rows<T, 128, 8>(self.data(), values.data(), indices.data(), rows,
+                                                descending, bytes, stream)
+                 : launch_block_rows<T, 1024, 4>(self.data(), values.data(), indices.data(), rows,
+                                                 descending, bytes, stream);
     }
   }
   // Positions within a row are 32-bit.
