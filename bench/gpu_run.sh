@@ -7,8 +7,10 @@
 # summary table is printed at the end. About 6 minutes on an H200. The step `scatter` (in `all`
 # too) does what concerns examples/scatter_reduce alone: its cases against PyTorch, memcheck on
 # them, the aten converters' test (the replaced graph against eager PyTorch), every example case
-# in eager PyTorch with opcheck, and bench/scatter_reduce_bench.py.
-#   bench/gpu_run.sh [build|check|sanitize|bench|scatter|all]...
+# in eager PyTorch with opcheck, and bench/scatter_reduce_bench.py. The step `sort` (in `all` too)
+# does the same for examples/sort: its cases, memcheck, tests/torch/test_aten_sort.py,
+# tests/torch/test_torch_gpu.py and bench/sort_bench.py.
+#   bench/gpu_run.sh [build|check|sanitize|bench|scatter|sort|all]...
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-out}
@@ -90,6 +92,27 @@ if want scatter; then
   timeout 300 python3 "$root/bench/scatter_reduce_bench.py" "$build" \
     > "$out/scatter-bench.txt" 2>&1 || status=1
   cat "$out/scatter-bench.txt"
+fi
+if want sort; then
+  library=$build/examples/libautoplugin_examples_plugins.so
+  "$build/tools/autoplugin" check "$library" --case "$root/examples/sort/cases.json" \
+    --reference "python3 $root/examples/reference.py" > "$out/sort-check.log" 2>&1 || status=1
+  grep -E "FAIL|passed|failed" "$out/sort-check.log" | tail -8
+  "$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)" \
+    --tool memcheck --error-exitcode 1 --target-processes all \
+    "$build/tools/autoplugin" check "$library" --case "$root/examples/sort/cases.json" \
+    > "$out/sort-memcheck.log" 2>&1 || status=1
+  grep -E "ERROR SUMMARY|passed|failed" "$out/sort-memcheck.log" | tail -3
+  export AUTOPLUGIN_TORCH_LIBRARY=$build/examples/libautoplugin_examples_torch.so
+  export AUTOPLUGIN_SOURCE_DIR=$root
+  for test in test_aten_sort test_torch_gpu; do
+    timeout 300 python3 "$root/tests/python/run.py" "$root/tests/torch/$test.py" \
+      > "$out/sort-$test.log" 2>&1 || status=1
+    grep -E "exported|validator|eager:|opcheck torchtrt_ex::sort|^Ran |^OK|FAIL|Error|SKIPPED" \
+      "$out/sort-$test.log" | head -40
+  done
+  timeout 300 python3 "$root/bench/sort_bench.py" "$build" > "$out/sort-bench.txt" 2>&1 || status=1
+  cat "$out/sort-bench.txt"
 fi
 # The PyTorch ops' eager cost beside PyTorch's own (bench/torch_bench.py), where built.
 if want bench && [ -f "$build/examples/libautoplugin_examples_torch.so" ]; then

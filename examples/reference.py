@@ -110,6 +110,13 @@ def scatter_reduce(self, index, src, attributes, shape_inputs):
     return [out.narrow(dim, 0, extent)]
 
 
+def sort(x, attributes, shape_inputs):
+    # The kernel is always stable; stable=False allows any order of ties, the stable one included.
+    values, indices = torch.sort(x, dim=attributes.get("dim", -1),
+                                 descending=attributes.get("descending", False), stable=True)
+    return [values, indices]
+
+
 def row_sum(x, attributes, shape_inputs):
     return [x.sum(dim=-1)]
 
@@ -130,7 +137,7 @@ def bias_act(x, weight, bias, attributes, shape_inputs):
 OPS = {"circular_pad": circular_pad, "circular_pad_triton": circular_pad, "gelu_tanh": gelu_tanh,
        "row_max": row_max, "nonzero": nonzero, "broadcast_to": broadcast_to,
        "scale_shift": scale_shift, "embedding_bag": embedding_bag, "row_sum": row_sum,
-       "bias_act": bias_act, "scatter_reduce": scatter_reduce}
+       "bias_act": bias_act, "scatter_reduce": scatter_reduce, "sort": sort}
 
 
 def main(folder):

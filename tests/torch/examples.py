@@ -40,7 +40,9 @@ def make_input(spec, generator, device):
     dtype = DTYPES[spec["dtype"]]
     shape = spec.get("shape") or spec.get("opt")
     if "values" in spec:
-        return torch.tensor(spec["values"], dtype=dtype, device=device).reshape(shape)
+        # "nan", "inf" and "-inf" stand for the floats JSON has no literals for.
+        values = [float(v) if isinstance(v, str) else v for v in spec["values"]]
+        return torch.tensor(values, dtype=dtype, device=device).reshape(shape)
     # As `autoplugin check` makes them: uniform in [low, high), floored for integer dtypes (and
     # with "integers"), so an integer range [0, n) never reaches n.
     low, high = spec.get("range", [-1, 1])
@@ -79,4 +81,6 @@ def assert_close(test, actual, expected, dtype_name, case):
     atol = case.get("atol", tolerance)
     rtol = case.get("rtol", tolerance)
     test.assertEqual(tuple(actual.shape), tuple(expected.shape))
-    torch.testing.assert_close(actual, expected.to(actual.dtype), atol=atol, rtol=rtol)
+    # NaN equals NaN in the same place, as `autoplugin check` compares.
+    torch.testing.assert_close(actual, expected.to(actual.dtype), atol=atol, rtol=rtol,
+                               equal_nan=True)

@@ -55,6 +55,24 @@ double number(const nlohmann::json& value, const std::string& where) {
   return value.get<double>();
 }
 
+// An input value: a number, or (floating-point dtypes) "nan", "inf" or "-inf", which JSON has no
+// literals for.
+double input_value(const nlohmann::json& value, DType dtype, const std::string& where) {
+  const bool floating =
+      dtype == DType::Float32 || dtype == DType::Float16 || dtype == DType::BFloat16;
+  if (floating && value.is_string()) {
+    const auto text = value.get<std::string>();
+    if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (text == "inf") return std::numeric_limits<double>::infinity();
+    if (text == "-inf") return -std::numeric_limits<double>::infinity();
+  }
+  if (!value.is_number()) {
+    throw Error(where + ": expected a number" + (floating ? " or \"nan\", \"inf\", \"-inf\"" : "") +
+                ", got " + value.dump());
+  }
+  return value.get<double>();
+}
+
 bool boolean(const nlohmann::json& value, const std::string& where) {
   if (!value.is_boolean()) throw Error(where + ": expected true or false, got " + value.dump());
   return value.get<bool>();
@@ -112,7 +130,9 @@ InputSpec parse_input(const nlohmann::json& j, const std::string& where) {
   }
   if (j.contains("values")) {
     if (!j["values"].is_array()) throw Error(where + ".values: expected a list of numbers");
-    for (const auto& v : j["values"]) spec.values.push_back(number(v, where + ".values"));
+    for (const auto& v : j["values"]) {
+      spec.values.push_back(input_value(v, spec.dtype, where + ".values"));
+    }
     std::int64_t count = 1;
     for (std::int64_t d : spec.opt) count *= d;
     if (static_cast<std::int64_t>(spec.values.size()) != count) {

@@ -2,9 +2,11 @@
 #include <autoplugin/error.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <thread>
 
 #include "check/case.h"
@@ -154,9 +156,29 @@ TEST(CheckCaseFile, RefusesNumbersOutOfRangeNamingTheCaseAndKey) {
   EXPECT_EQ(
       error_of(R"({"cases": [{"name": "z", "inputs": [{"shape": [2], "zero_fraction": 2}]}]})"),
       "cases.json: case 'z'.inputs[0].zero_fraction: expected a fraction from 0 to 1, got 2");
+  EXPECT_EQ(error_of(R"({"cases": [{"name": "i", "inputs": [{"dtype": "int32", "shape": [1],
+                                   "values": ["nan"]}]}]})"),
+            "cases.json: case 'i'.inputs[0].values: expected a number, got \"nan\"");
+  EXPECT_EQ(
+      error_of(R"({"cases": [{"name": "f", "inputs": [{"shape": [1], "values": ["NaN"]}]}]})"),
+      "cases.json: case 'f'.inputs[0].values: expected a number or \"nan\", \"inf\", "
+      "\"-inf\", got \"NaN\"");
   EXPECT_EQ(error_of(R"({"cases": [{"name": "ok", "inputs": [{"shape": [2]}],
                                    "shape_inputs": [[9223372036854775807]]}]})"),
             "no error");
+}
+
+// JSON has no NaN or infinity: a floating-point input's values name them (sort's NaN cases).
+TEST(CheckCaseFile, ReadsNanAndInfinitiesAmongFloatValues) {
+  const auto file = parse_check_file(nlohmann::json::parse(R"({"cases": [{"name": "n",
+      "inputs": [{"dtype": "float16", "shape": [4], "values": [1.5, "nan", "inf", "-inf"]}]}]})"),
+                                     "cases.json");
+  const auto& values = file.cases.at(0).inputs.at(0).values;
+  ASSERT_EQ(values.size(), 4u);
+  EXPECT_EQ(values[0], 1.5);
+  EXPECT_TRUE(std::isnan(values[1]));
+  EXPECT_EQ(values[2], std::numeric_limits<double>::infinity());
+  EXPECT_EQ(values[3], -std::numeric_limits<double>::infinity());
 }
 
 TEST(CheckIsolation, ReportsHowTheChildEnded) {

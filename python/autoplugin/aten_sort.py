@@ -1,0 +1,144 @@
+"""Torch-TensorRT converters that turn PyTorch's sorts into the example plugin
+``torchtrt_ex::sort`` (examples/sort) instead of a graph break.
+
+``torch.export`` (with the default decompositions, as Torch-TensorRT lowers) gives
+``aten.sort.default(self, dim=-1, descending=False)`` for ``torch.sort``, ``torch.argsort`` and
+``torch.msort``, and ``aten.sort.stable(self, *, stable, dim=-1, descending=False)`` when
+``stable=True`` is passed. Torch-TensorRT has no converter for ``sort.stable`` (every stable
+sort, such as the ``argsort(expert_ids, stable=True)`` of mixture-of-experts routing, breaks the
+graph), and refuses ``sort.default`` when the sorted dimension is dynamic or longer than
+TensorRT's TopK takes (3840): token merging over 4096 tokens, top-p sampling over a vocabulary.
+
+    import autoplugin.aten_sort
+    autoplugin.aten_sort.register_converters("libautoplugin_examples_plugins.so")
+
+Everything but the TensorRT calls is a pure function of the graph node: ``refusal`` (why the
+plugin cannot take a node, or None), ``sort_arguments`` and ``plugin_request``, tested without
+TensorRT.
+"""
+
+from typing import Any, Dict, NamedTuple, Optional
+
+from . import torch_tensorrt as _torch_tensorrt
+from .library import Library, open_library
+
+OP = "torchtrt_ex::sort"
+VALUE_DTYPES = ("float32", "float16", "bfloat16", "int32", "int64")
+TARGETS = ("aten.sort.default", "aten.sort.stable")
+
+
+class SortArguments(NamedTuple):
+    """One call, in the plugin's schema (the kernel is always stable; ``stable`` is recorded)."""
+
+    self: Any
+    dim: int
+    descending: bool
+    stable: bool
+
+
+def target_name(node: Any) -> str:
+    """The node's target as torch.export prints it, e.g. "aten.sort.stable"."""
+    return str(getattr(node, "target", None))
+
+
+def sort_arguments(node: Any) -> SortArguments:
+    """The plugin's arguments for a sort.default or sort.stable node."""
+    target = target_name(node)
+    args, kwargs = list(node.args), dict(node.kwargs)
+    if target == "aten.sort.default":
+        names = ["self", "dim", "descending"]
+    elif target == "aten.sort.stable":
+        names = ["self"]  # stable, dim and descending are keyword-only
+    else:
+        raise ValueError(f"{target} is not one of {', '.join(TARGETS)}")
+    bound = dict(zip(names, args))
+    bound.update(kwargs)
+    if "self" not in bound:
+        raise ValueError(f"{target}: missing argument self")
+    return SortArguments(bound["self"], bound.get("dim", -1), bool(bound.get("descending", False)),
+                         bool(bound.get("stable", False)))
+
+
+def _value(node: Any):
+    return getattr(node, "meta", {}).get("val")
+
+
+def _dtype(value: Any) -> str:
+    return str(getattr(value, "dtype", "")).replace("torch.", "")
+
+
+def refusal(node: Any) -> Optional[str]:
+    """Why the plugin cannot take this node (Torch-TensorRT then runs it in PyTorch), or None
+    when it can. Needs the node's tensor metadata (``meta["val"]``), as torch.export gives."""
+    try:
+        call = sort_arguments(node)
+    except ValueError as error:
+        return str(error)
+    if not isinstance(call.dim, int):
+        return f"dim is an int, not {call.dim!r}"
+    value = _value(call.self)
+    if value is None or not hasattr(value, "dim"):
+        return "no tensor metadata for self"
+    if _dtype(value) not in VALUE_DTYPES:
+        return f"self is {_dtype(value)}; the plugin takes {', '.join(VALUE_DTYPES)}"
+    rank = value.dim()
+    if not -max(rank, 1) <= call.dim < max(rank, 1):
+        return f"dim {call.dim} is out of range for {rank} dimensions"
+    return None
+
+
+def supports(node: Any, settings: Any = None) -> bool:
+    """Capability validator: True when the plugin takes this node."""
+    return refusal(node) is None
+
+
+def plugin_request(op: Dict[str, Any], args: Any, kwargs: Dict[str, Any],
+                   target: str) -> _torch_tensorrt.PluginRequest:
+    """The plugin for one call with a converter's ``args``/``kwargs`` (a TensorRT tensor or graph
+    node in the tensor position); ``op`` is the plugin library's description of OP."""
+
+    class _Call(NamedTuple):
+        target: Any
+        args: Any
+        kwargs: Any
+
+    call = sort_arguments(_Call(target, args, kwargs))
+    return _torch_tensorrt.plugin_request(
+        op, [call.self], {"dim": call.dim, "descending": call.descending, "stable": call.stable})
+
+
+_registered: Dict[str, Library] = {}
+
+
+def register_converters(plugin_library: str) -> Library:
+    """Registers converters for aten.sort.default and aten.sort.stable onto OP of a TensorRT
+    plugin library that has it (the examples' plugin library), at a priority above
+    Torch-TensorRT's own (its TopK-based converter of sort.default then never takes a node ours
+    accepts), and removes any Torch-TensorRT decomposition of the two ops. Loads the library into
+    TensorRT's plugin registry unless its creators are already there."""
+    import tensorrt as trt
+    import torch
+    from torch_tensorrt.dynamo.conversion import ConverterPriority, dynamo_tensorrt_converter
+    from torch_tensorrt.dynamo.lowering import TORCH_TRT_DECOMPOSITIONS
+
+    library = open_library(plugin_library)
+    if library.path in _registered:
+        return library
+    op = library.op(OP)
+    registry = trt.get_plugin_registry()
+    if registry.get_creator(op["plugin_name"], op["version"], op["namespace"]) is None:
+        registry.load_library(library.path)
+    targets = {"aten.sort.default": torch.ops.aten.sort.default,
+               "aten.sort.stable": torch.ops.aten.sort.stable}
+    for name, target in targets.items():
+        TORCH_TRT_DECOMPOSITIONS.pop(target, None)
+
+        @dynamo_tensorrt_converter(target, capability_validator=supports,
+                                   priority=ConverterPriority.HIGH, supports_dynamic_shapes=True)
+        def converter(ctx, target, args, kwargs, name, _target=name):
+            request = plugin_request(op, args, kwargs, _target)
+            values, indices = _torch_tensorrt.add_plugin_layer(ctx, request, name)
+            return values, indices
+
+    _registered[library.path] = library
+    return library
