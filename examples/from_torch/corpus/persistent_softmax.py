@@ -15,9 +15,6 @@ NUM_REGS = properties["max_num_regs"]
 SIZE_SMEM = properties["max_shared_mem"]
 WARP_SIZE = properties["warpSize"]
 
-# Compiled kernels, by block size and dtype.
-kernels = {}
-
 
 @triton.jit
 def softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, n_rows, n_cols,
@@ -47,14 +44,11 @@ def persistent_softmax(x: torch.Tensor) -> torch.Tensor:
     num_sm = torch.cuda.get_device_properties(x.device).multi_processor_count
     y = torch.empty_like(x)
 
-    key = (BLOCK_SIZE, x.dtype)
-    kernel = kernels.get(key)
-    if kernel is None:
-        kernel = softmax_kernel.warmup(y, x, x.stride(0), y.stride(0), n_rows, n_cols,
-                                       BLOCK_SIZE=BLOCK_SIZE, num_stages=num_stages,
-                                       num_warps=num_warps, grid=(1,))
-        kernel._init_handles()
-        kernels[key] = kernel
+    # Compiled (or found in Triton's cache) for these arguments' specialization, not launched.
+    kernel = softmax_kernel.warmup(y, x, x.stride(0), y.stride(0), n_rows, n_cols,
+                                   BLOCK_SIZE=BLOCK_SIZE, num_stages=num_stages,
+                                   num_warps=num_warps, grid=(1,))
+    kernel._init_handles()
 
     # Programs per multiprocessor: limited by registers and by shared memory.
     occupancy = NUM_REGS // (kernel.n_regs * WARP_SIZE * num_warps)
