@@ -9,9 +9,9 @@ import triton
 import triton.language as tl
 
 AUTOPLUGIN_EXAMPLES = [
-    "liger::cross_entropy(_input=[37, 32000], target=[37], ignore_index=-100, "
+    "liger::cross_entropy(_input=[37, 32000], target=int64[37], ignore_index=-100, "
     "label_smoothing=0.0, reduction='mean')",
-    "liger::cross_entropy(_input=[37, 32000], target=[37], ignore_index=-100, "
+    "liger::cross_entropy(_input=[37, 32000], target=int64[37], ignore_index=-100, "
     "label_smoothing=0.1, reduction='none')",
 ]
 

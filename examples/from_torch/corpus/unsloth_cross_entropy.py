@@ -9,7 +9,7 @@ import triton.language as tl
 from triton.language.extra import libdevice
 
 AUTOPLUGIN_EXAMPLES = [
-    "unsloth::cross_entropy_forward(logits=[2, 37, 1000], labels=[2, 37],"
+    "unsloth::cross_entropy_forward(logits=[2, 37, 1000], labels=int64[2, 37],"
     " logit_softcapping=0.0, logit_scaling=0.0)",
 ]
 

@@ -28,6 +28,7 @@ class Argument:
     keyword_only: bool = False
     mutated: bool = False  # `Tensor(a!)`: the op writes it in place
     dtype: str = ""  # a tensor of one dtype whatever --dtypes says ("int64" labels), from the example
+    structural: bool = False  # a bool the examples give both values: part of the structure
 
 
 @dataclass

@@ -52,6 +52,8 @@ def _structure_condition(op, example, in_shape_function):
             parts.append(f"{argument.name}.size() == {len(example[argument.name])}")
         elif argument.kind == "str":
             parts.append(f"{argument.name} == {json.dumps(example[argument.name])}")
+        elif argument.structural:
+            parts.append(argument.name if example[argument.name] else f"!{argument.name}")
     return " && ".join(parts) or "true"
 
 
@@ -66,6 +68,8 @@ def _structure_text(op, example):
             parts.append(f"{argument.name} of length {len(example[argument.name])}")
         elif argument.kind == "str":
             parts.append(f"{argument.name} = '{example[argument.name]}'")
+        elif argument.structural:
+            parts.append(f"{argument.name} = {example[argument.name]}")
     return ", ".join(parts) or "every input"
 
 

@@ -176,6 +176,12 @@ def _fit_float(values, envs, context):
         if all(isinstance(env.atoms[name], float) and env.atoms[name] == v
                for env, v in zip(envs, floats)):
             return f"static_cast<float>({name})"
+    # The reciprocal of a size (a mean's scale: 1.0 / BT), as float32 computes it.
+    for name in envs[0].atoms:
+        if all(isinstance(env.atoms[name], int) and not isinstance(env.atoms[name], bool) and
+               env.atoms[name] != 0 and _close(1.0 / env.atoms[name], v)
+               for env, v in zip(envs, floats)):
+            return f"static_cast<float>(1.0 / static_cast<double>({name}))"
     # A float attribute a bool attribute switches off (`p if training else 0.0`).
     for name in envs[0].atoms:
         for flag in envs[0].atoms:
@@ -187,9 +193,15 @@ def _fit_float(values, envs, context):
                        for env, v in zip(envs, floats)):
                     return f"({text} ? static_cast<float>({name}) : 0.0f)"
     raise GenerationError(f"{context} cannot be recovered: a float that is neither constant, a "
-                          f"float attribute nor one a bool attribute switches to 0 (values "
+                          f"float attribute, one a bool attribute switches to 0, nor the "
+                          f"reciprocal of a size (values "
                           f"{floats[:4]}...); compute it in the kernel from the attributes it is "
                           "given")
+
+
+def _close(expected, value):
+    """Equal as the float32 the kernel receives."""
+    return abs(expected - value) <= 1e-6 * abs(expected)
 
 
 def _float_literal(value):

@@ -474,7 +474,7 @@ def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
                     point[argument.name] = _sample_float(rng, value)
                 elif argument.kind == "float[]":
                     point[argument.name] = [_sample_float(rng, v) for v in value]
-                elif argument.kind == "bool":
+                elif argument.kind == "bool" and not argument.structural:
                     point[argument.name] = rng.random() < 0.5
                 elif argument.kind == "bool[]":
                     point[argument.name] = [rng.random() < 0.5 for _ in value]

@@ -19,6 +19,26 @@ class Structure:
     zeroed_outputs: tuple = ()  # output indices the launcher clears first
 
 
+def _check_output_dtypes(op, structures, dtypes):
+    """One launcher per dtype serves every structure: its outputs' dtypes must not change with
+    the structure (a reduction string that makes the output a float32 scalar)."""
+    from .launches import DTYPES
+    from .shapes import fake_outputs
+    for dtype in dtypes:
+        seen = {}
+        for structure in structures:
+            outputs = fake_outputs(op, structure.example, DTYPES[dtype]) or []
+            for index, tensor in enumerate(outputs):
+                text = str(tensor.dtype).replace("torch.", "")
+                first = seen.setdefault(index, (text, structure.example))
+                if first[0] != text:
+                    raise GenerationError(
+                        f"op '{op.qualname}': with {dtype} inputs, output {index} is {first[0]} "
+                        f"at {first[1]} but {text} at {structure.example}; the plugin's launcher "
+                        f"for {dtype} serves both: generate for the dtypes where they agree "
+                        "(--dtypes), or split the op where its output's dtype changes")
+
+
 def _fix_input_dtypes(op, examples):
     """Gives each tensor the dtype its examples write (`labels=int64[2, 37]`)."""
     tensors = {a.name: a for a in op.tensors}
@@ -92,6 +112,10 @@ def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90,
                 if qualname == op.qualname]
         _fix_input_dtypes(op, [(text, d) for text, qualname, _, d in parsed
                                if qualname == op.qualname])
+        for argument in op.arguments:
+            # Examples on both values of a bool (keepdim): each its own structure, as a string.
+            argument.structural = argument.kind == "bool" and len(
+                {values.get(argument.name, argument.default) for _, values in mine}) > 1
         if not mine:
             raise GenerationError(
                 f"op '{op.qualname}': no example. Pass --example '{op.qualname}("
@@ -115,6 +139,7 @@ def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90,
                                       f"kernel for {text}")
             structures.append(Structure(example, traced, recovered.launches, recovered.scratch,
                                         tuple(recovered.zeroed_outputs)))
+        _check_output_dtypes(op, structures, dtypes)
         module_path = op.module_path
         provenance = [
             f"Generated from {module_path.name} (sha256 {emit.file_digest(module_path)}...) with "

@@ -230,6 +230,8 @@ def _candidate_requires(guards):
         if isinstance(guard, (sympy.Gt, sympy.Ge)) and isinstance(guard.lhs, sympy.Mul) and \
                 guard.rhs in (1, 2):
             continue  # an element count above 1: the same contiguity computations
+        if any("Bitwise" in type(f).__name__ for f in guard.atoms(sympy.Function)):
+            continue  # a triton_op's host code traced as its fake: next_power_of_2's branches
         if guard not in kept:
             kept.append(guard)
     return kept
@@ -295,7 +297,7 @@ def _sample_point(op, example, rng):
             point[argument.name] = rng.randint(-3, 2 * abs(value) + 4)
         elif argument.kind == "int[]":
             point[argument.name] = [rng.randint(-3, 2 * abs(v) + 4) for v in value]
-        elif argument.kind == "bool":
+        elif argument.kind == "bool" and not argument.structural:
             point[argument.name] = rng.random() < 0.5
         else:
             point[argument.name] = value
@@ -401,7 +403,8 @@ def traced_shapes(op, example, samples=400, seed=0):
                 f"op '{op.qualname}': the output shape traced from the fake implementation "
                 f"({_show(outputs)}) does not hold at {point}: the fake gives {concrete}. Its "
                 "shape depends on a branch the trace could not see; give an --example on the "
-                "branch you need, or make the fake branch-free (torch.sym_max, torch.sym_min)")
+                "branch you need (for a bool such as keepdim, one for each value), or make the "
+                "fake branch-free (torch.sym_max, torch.sym_min)")
     return TracedShapes(outputs, requires, symbols, unreachable, reasons)
 
 
