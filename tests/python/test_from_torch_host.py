@@ -145,6 +145,19 @@ class PythonApiTest(unittest.TestCase):
         self.assertTrue(any("wrote" in m for m in messages))
 
 
+class PluginSchemaTest(unittest.TestCase):
+    def test_fixed_size_list_with_an_empty_default_is_any_length(self):
+        sys.path.insert(0, os.path.join(ROOT, "python"))
+        import torch
+        from autoplugin.from_torch.discover import plugin_schema
+        library = torch.library.Library("plugin_schema_test", "FRAGMENT")
+        library.define("pool(Tensor x, int[2] kernel_size, int[2] stride=[], SymInt[] size=[]) "
+                       "-> Tensor")
+        self.assertEqual(plugin_schema(torch.ops.plugin_schema_test.pool.default._schema),
+                         "plugin_schema_test::pool(Tensor x, int[2] kernel_size, int[] stride=[], "
+                         "int[] size=[]) -> Tensor")
+
+
 class RunTimeConstexprTest(unittest.TestCase):
     MODULE = os.path.join(HERE, "from_torch_run_time_constexpr.py")
 

@@ -110,10 +110,14 @@ def _arguments(qualname, schema):
 def plugin_schema(schema):
     """The schema string for AUTOPLUGIN_OP: PyTorch infers `SymInt[]` for a Python `list[int]`
     argument, which in a plugin would be a shape input (a tensor); the op's host code takes it as
-    numbers, so it is declared `int[]` (an attribute). An in-place op (`-> ()`) returns the
+    numbers, so it is declared `int[]` (an attribute); a fixed-size list whose default is empty
+    (`int[2] stride=[]`) is declared `int[]`. An in-place op (`-> ()`) returns the
     tensors it writes, each aliasing its input (`Tensor(a!)`), as TensorRT's in-place plugins
     do."""
     text = re.sub(r"\bSymInt\b", "int", str(schema))
+    # `int[2] stride=[]` (aten's pooling ops: empty means "as the kernel size"): a list of any
+    # length, as the host code reads it.
+    text = re.sub(r"\b(int|float|bool)\[\d+\] (\w+)=\[\]", r"\1[] \2=[]", text)
     written = [argument.alias_info for argument in schema.arguments
                if argument.alias_info and argument.alias_info.is_write]
     if not schema.returns and written:
