@@ -120,7 +120,7 @@ void triton_circular_pad_float32(ap::In<float> x,
                                  ap::Out<float> out,
                                  ap::Stream stream) {
   if (x.rank() == 4 && padding.size() == 4) {
-    // circular_pad_rfc.py:84: circ_pad_kernel[numBlocks](
+    // circular_pad_rfc.py:84: circ_pad_kernel[numBlocks]( ...
     triton_circular_pad_circ_pad_kernel_fp32::launch(
         ap::triton::make_grid(ap::triton::cdiv(out.numel(), 256)), stream,
         /* X           */ x.data(),
@@ -141,7 +141,7 @@ void triton_circular_pad_float32(ap::In<float> x,
     return;
   }
   if (x.rank() == 4 && padding.size() == 6) {
-    // circular_pad_rfc.py:84: circ_pad_kernel[numBlocks](
+    // circular_pad_rfc.py:84: circ_pad_kernel[numBlocks]( ...
     triton_circular_pad_circ_pad_kernel_fp32::launch(
         ap::triton::make_grid(ap::triton::cdiv(out.numel(), 256)), stream,
         /* X           */ x.data(),
@@ -169,7 +169,7 @@ void triton_circular_pad_float16(ap::In<__half> x,
                                  ap::Out<__half> out,
                                  ap::Stream stream) {
   if (x.rank() == 4 && padding.size() == 4) {
-    // circular_pad_rfc.py:84: circ_pad_kernel[numBlocks](
+    // circular_pad_rfc.py:84: circ_pad_kernel[numBlocks]( ...
     triton_circular_pad_circ_pad_kernel_fp16::launch(
         ap::triton::make_grid(ap::triton::cdiv(out.numel(), 256)), stream,
         /* X           */ x.data(),
@@ -190,7 +190,7 @@ void triton_circular_pad_float16(ap::In<__half> x,
     return;
   }
   if (x.rank() == 4 && padding.size() == 6) {
-    // circular_pad_rfc.py:84: circ_pad_kernel[numBlocks](
+    // circular_pad_rfc.py:84: circ_pad_kernel[numBlocks]( ...
     triton_circular_pad_circ_pad_kernel_fp16::launch(
         ap::triton::make_grid(ap::triton::cdiv(out.numel(), 256)), stream,
         /* X           */ x.data(),

@@ -116,7 +116,10 @@ def _launch_site(module_path):
     """(file:line, source line) of the innermost frame in the op's module."""
     for frame in reversed(traceback.extract_stack()):
         if Path(frame.filename).resolve() == module_path:
-            return f"{module_path.name}:{frame.lineno}", (frame.line or "").strip()
+            line = (frame.line or "").strip()
+            if line.count("(") > line.count(")"):
+                line += " ..."  # the first line of a call written over several
+            return f"{module_path.name}:{frame.lineno}", line
     return f"{module_path.name}:?", ""
 
 
