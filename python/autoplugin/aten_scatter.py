@@ -38,9 +38,7 @@ class ScatterArguments(NamedTuple):
     include_self: bool
 
 
-def target_name(node: Any) -> str:
-    """The node's target as torch.export prints it, e.g. "aten.scatter_add.default"."""
-    return str(getattr(node, "target", None))
+target_name = _torch_tensorrt.node_target
 
 
 def scatter_arguments(node: Any) -> ScatterArguments:
@@ -61,12 +59,8 @@ def scatter_arguments(node: Any) -> ScatterArguments:
                             bound.get("reduce", "sum"), bool(bound.get("include_self", True)))
 
 
-def _value(node: Any):
-    return getattr(node, "meta", {}).get("val")
-
-
-def _dtype(value: Any) -> str:
-    return str(getattr(value, "dtype", "")).replace("torch.", "")
+_value = _torch_tensorrt.node_value
+_dtype = _torch_tensorrt.value_dtype
 
 
 def refusal(node: Any) -> Optional[str]:
@@ -123,12 +117,7 @@ def plugin_request(op: Dict[str, Any], args: Any, kwargs: Dict[str, Any],
     """The plugin for one call with a converter's ``args``/``kwargs`` (TensorRT tensors or graph
     nodes in the tensor positions); ``op`` is the plugin library's description of OP."""
 
-    class _Call(NamedTuple):
-        target: Any
-        args: Any
-        kwargs: Any
-
-    call = scatter_arguments(_Call(target, args, kwargs))
+    call = scatter_arguments(_torch_tensorrt.ConverterCall(target, args, kwargs))
     return _torch_tensorrt.plugin_request(
         op, [call.self, call.dim, call.index, call.src],
         {"reduce": call.reduce, "include_self": call.include_self})
@@ -142,36 +131,21 @@ def register_converters(plugin_library: str) -> Library:
     a TensorRT plugin library that has it (the examples' plugin library), at a priority above
     Torch-TensorRT's own, and removes Torch-TensorRT's decompositions of the two ops, which
     would replace them before any converter is asked. Loads the library into TensorRT's plugin
-    registry unless its creators are already there."""
-    import tensorrt as trt
+    registry (once)."""
     import torch
-    from torch_tensorrt.dynamo.conversion import ConverterPriority, dynamo_tensorrt_converter
-    from torch_tensorrt.dynamo.conversion.converter_utils import get_trt_tensor
-    from torch_tensorrt.dynamo.lowering import TORCH_TRT_DECOMPOSITIONS
 
     library = open_library(plugin_library)
     if library.path in _registered:
         return library
     op = library.op(OP)
-    registry = trt.get_plugin_registry()
-    if registry.get_creator(op["plugin_name"], op["version"], op["namespace"]) is None:
-        registry.load_library(library.path)
-    targets = {"aten.scatter_reduce.two": torch.ops.aten.scatter_reduce.two,
-               "aten.scatter_add.default": torch.ops.aten.scatter_add.default}
-    for name, target in targets.items():
-        TORCH_TRT_DECOMPOSITIONS.pop(target, None)
 
-        @dynamo_tensorrt_converter(target, capability_validator=supports,
-                                   priority=ConverterPriority.HIGH, supports_dynamic_shapes=True)
-        def converter(ctx, target, args, kwargs, name, _target=name):
-            request = plugin_request(op, args, kwargs, _target)
-            creator = trt.get_plugin_registry().get_creator(
-                request.plugin_name, request.plugin_version, request.plugin_namespace)
-            plugin = creator.create_plugin(name, _torch_tensorrt._trt_fields(trt, request),
-                                           trt.TensorRTPhase.BUILD)
-            inputs = [get_trt_tensor(ctx, t, f"{name}_input{k}")
-                      for k, t in enumerate(request.tensor_arguments)]
-            return ctx.net.add_plugin_v3(inputs, [], plugin).get_output(0)
+    def converter(ctx, target, args, kwargs, name):
+        (output,) = _torch_tensorrt.add_plugin_layer(
+            ctx, plugin_request(op, args, kwargs, str(target)), name)
+        return output
 
+    _torch_tensorrt.register_aten_converters(
+        library, (torch.ops.aten.scatter_reduce.two, torch.ops.aten.scatter_add.default),
+        supports, converter)
     _registered[library.path] = library
     return library

@@ -36,9 +36,7 @@ class SortArguments(NamedTuple):
     stable: bool
 
 
-def target_name(node: Any) -> str:
-    """The node's target as torch.export prints it, e.g. "aten.sort.stable"."""
-    return str(getattr(node, "target", None))
+target_name = _torch_tensorrt.node_target
 
 
 def sort_arguments(node: Any) -> SortArguments:
@@ -59,12 +57,8 @@ def sort_arguments(node: Any) -> SortArguments:
                          bool(bound.get("stable", False)))
 
 
-def _value(node: Any):
-    return getattr(node, "meta", {}).get("val")
-
-
-def _dtype(value: Any) -> str:
-    return str(getattr(value, "dtype", "")).replace("torch.", "")
+_value = _torch_tensorrt.node_value
+_dtype = _torch_tensorrt.value_dtype
 
 
 def refusal(node: Any) -> Optional[str]:
@@ -97,12 +91,7 @@ def plugin_request(op: Dict[str, Any], args: Any, kwargs: Dict[str, Any],
     """The plugin for one call with a converter's ``args``/``kwargs`` (a TensorRT tensor or graph
     node in the tensor position); ``op`` is the plugin library's description of OP."""
 
-    class _Call(NamedTuple):
-        target: Any
-        args: Any
-        kwargs: Any
-
-    call = sort_arguments(_Call(target, args, kwargs))
+    call = sort_arguments(_torch_tensorrt.ConverterCall(target, args, kwargs))
     return _torch_tensorrt.plugin_request(
         op, [call.self], {"dim": call.dim, "descending": call.descending, "stable": call.stable})
 
@@ -115,30 +104,20 @@ def register_converters(plugin_library: str) -> Library:
     plugin library that has it (the examples' plugin library), at a priority above
     Torch-TensorRT's own (its TopK-based converter of sort.default then never takes a node ours
     accepts), and removes any Torch-TensorRT decomposition of the two ops. Loads the library into
-    TensorRT's plugin registry unless its creators are already there."""
-    import tensorrt as trt
+    TensorRT's plugin registry (once)."""
     import torch
-    from torch_tensorrt.dynamo.conversion import ConverterPriority, dynamo_tensorrt_converter
-    from torch_tensorrt.dynamo.lowering import TORCH_TRT_DECOMPOSITIONS
 
     library = open_library(plugin_library)
     if library.path in _registered:
         return library
     op = library.op(OP)
-    registry = trt.get_plugin_registry()
-    if registry.get_creator(op["plugin_name"], op["version"], op["namespace"]) is None:
-        registry.load_library(library.path)
-    targets = {"aten.sort.default": torch.ops.aten.sort.default,
-               "aten.sort.stable": torch.ops.aten.sort.stable}
-    for name, target in targets.items():
-        TORCH_TRT_DECOMPOSITIONS.pop(target, None)
 
-        @dynamo_tensorrt_converter(target, capability_validator=supports,
-                                   priority=ConverterPriority.HIGH, supports_dynamic_shapes=True)
-        def converter(ctx, target, args, kwargs, name, _target=name):
-            request = plugin_request(op, args, kwargs, _target)
-            values, indices = _torch_tensorrt.add_plugin_layer(ctx, request, name)
-            return values, indices
+    def converter(ctx, target, args, kwargs, name):
+        request = plugin_request(op, args, kwargs, str(target))
+        values, indices = _torch_tensorrt.add_plugin_layer(ctx, request, name)
+        return values, indices
 
+    _torch_tensorrt.register_aten_converters(
+        library, (torch.ops.aten.sort.default, torch.ops.aten.sort.stable), supports, converter)
     _registered[library.path] = library
     return library

@@ -184,3 +184,45 @@ def add_plugin_layer(ctx, request: PluginRequest, name: str) -> List[Any]:
                     for k, s in enumerate(request.shape_input_arguments)]
     layer = ctx.net.add_plugin_v3(inputs, shape_inputs, plugin)
     return [layer.get_output(j) for j in range(request.num_outputs)]
+
+
+def node_target(node: Any) -> str:
+    """A graph node's target as torch.export prints it, e.g. "aten.sort.stable"."""
+    return str(getattr(node, "target", None))
+
+
+def node_value(node: Any) -> Any:
+    """The tensor metadata torch.export records on a node (``meta["val"]``), or None."""
+    return getattr(node, "meta", {}).get("val")
+
+
+def value_dtype(value: Any) -> str:
+    """A tensor's dtype as "float32", "int64", ...; "" for no tensor."""
+    return str(getattr(value, "dtype", "")).replace("torch.", "")
+
+
+class ConverterCall(NamedTuple):
+    """A converter's call as a node (target, args, kwargs): what argument binders read, from a
+    graph node or from the converter's own arguments alike."""
+
+    target: Any
+    args: Any
+    kwargs: Any
+
+
+def register_aten_converters(library: Library, targets: Sequence[Any], validator: Any,
+                             converter: Any) -> None:
+    """Registers ``converter(ctx, target, args, kwargs, name)`` for each aten overload of
+    ``targets`` at ConverterPriority.HIGH (tried before Torch-TensorRT's own converters) with
+    ``validator``, after removing Torch-TensorRT's decompositions of them (which would replace
+    the nodes before any converter is asked); loads the plugin library into TensorRT's registry
+    (once)."""
+    from torch_tensorrt.dynamo.conversion import ConverterPriority, dynamo_tensorrt_converter
+    from torch_tensorrt.dynamo.lowering import TORCH_TRT_DECOMPOSITIONS
+
+    load_into_tensorrt(library)
+    for target in targets:
+        TORCH_TRT_DECOMPOSITIONS.pop(target, None)
+        dynamo_tensorrt_converter(target, capability_validator=validator,
+                                  priority=ConverterPriority.HIGH,
+                                  supports_dynamic_shapes=True)(converter)

@@ -6,7 +6,7 @@ node's attributes and passes the op's shape function. On a GPU, the exported gra
 nodes replaced by torchtrt_ex::scatter_reduce gives eager PyTorch's outputs."""
 import unittest
 
-from torch_library import LIBRARY, missing
+from torch_library import LIBRARY, Node, missing, tensor_node
 
 
 def requirements_missing():
@@ -31,21 +31,6 @@ def gnn_model():
             return peak, total, average, lowest
 
     return Aggregate()
-
-
-class Node:
-    """What the validator reads of an FX node: target, args, kwargs, meta["val"]."""
-
-    def __init__(self, target, args, kwargs=None):
-        self.target, self.args, self.kwargs, self.meta = target, args, kwargs or {}, {}
-
-
-def tensor_node(shape, dtype):
-    import torch
-
-    node = Node(None, ())
-    node.meta["val"] = torch.empty(shape, dtype=dtype, device="meta")
-    return node
 
 
 class Validator(unittest.TestCase):

@@ -8,7 +8,7 @@ examples' op library, to the node's attributes and passes the op's shape functio
 exported graph with those nodes replaced by torchtrt_ex::sort gives eager PyTorch's outputs."""
 import unittest
 
-from torch_library import LIBRARY, missing
+from torch_library import LIBRARY, Node, missing, tensor_node
 
 
 def requirements_missing():
@@ -27,21 +27,6 @@ def routing_model():
             return grouped, merge_order, probs, vocabulary, columns.values, columns.indices
 
     return Route()
-
-
-class Node:
-    """What the validator reads of an FX node: target, args, kwargs, meta["val"]."""
-
-    def __init__(self, target, args, kwargs=None):
-        self.target, self.args, self.kwargs, self.meta = target, args, kwargs or {}, {}
-
-
-def tensor_node(shape, dtype):
-    import torch
-
-    node = Node(None, ())
-    node.meta["val"] = torch.empty(shape, dtype=dtype, device="meta")
-    return node
 
 
 class Validator(unittest.TestCase):

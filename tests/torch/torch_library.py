@@ -1,5 +1,6 @@
 """What the tests of the examples' PyTorch op library need, said once: the library CTest names
-(AUTOPLUGIN_TORCH_LIBRARY) and the reason a test module cannot run here, if any."""
+(AUTOPLUGIN_TORCH_LIBRARY), the reason a test module cannot run here, if any, and graph nodes as
+the converters' validators read them."""
 import os
 
 LIBRARY = os.environ.get("AUTOPLUGIN_TORCH_LIBRARY", "")
@@ -16,3 +17,18 @@ def missing(gpu):
     if not os.path.exists(LIBRARY):
         return "the examples' PyTorch op library was not built (needs PyTorch and nvcc)"
     return None
+
+
+class Node:
+    """What the validator reads of an FX node: target, args, kwargs, meta["val"]."""
+
+    def __init__(self, target, args, kwargs=None):
+        self.target, self.args, self.kwargs, self.meta = target, args, kwargs or {}, {}
+
+
+def tensor_node(shape, dtype):
+    import torch
+
+    node = Node(None, ())
+    node.meta["val"] = torch.empty(shape, dtype=dtype, device="meta")
+    return node
