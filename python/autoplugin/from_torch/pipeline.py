@@ -19,6 +19,22 @@ class Structure:
     zeroed_outputs: tuple = ()  # output indices the launcher clears first
 
 
+def _mark_structural_bools(op, examples):
+    """A bool that changes the rank of an output (keepdim), given both values by the examples,
+    is part of the structure, as a string is: each value its own shape function branch."""
+    from .shapes import fake_outputs
+    for argument in op.arguments:
+        if argument.kind != "bool" or len({e[argument.name] for e in examples}) < 2:
+            continue
+        for example in examples:
+            flipped = dict(example, **{argument.name: not example[argument.name]})
+            ranks = [[len(t.shape) for t in outputs or []]
+                     for outputs in (fake_outputs(op, example), fake_outputs(op, flipped))]
+            if ranks[0] != ranks[1]:
+                argument.structural = True
+                break
+
+
 def _check_output_dtypes(op, structures, dtypes):
     """One launcher per dtype serves every structure: its outputs' dtypes must not change with
     the structure (a reduction string that makes the output a float32 scalar)."""
@@ -112,10 +128,7 @@ def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90,
                 if qualname == op.qualname]
         _fix_input_dtypes(op, [(text, d) for text, qualname, _, d in parsed
                                if qualname == op.qualname])
-        for argument in op.arguments:
-            # Examples on both values of a bool (keepdim): each its own structure, as a string.
-            argument.structural = argument.kind == "bool" and len(
-                {values.get(argument.name, argument.default) for _, values in mine}) > 1
+        _mark_structural_bools(op, [_complete_example(op, text, values) for text, values in mine])
         if not mine:
             raise GenerationError(
                 f"op '{op.qualname}': no example. Pass --example '{op.qualname}("
