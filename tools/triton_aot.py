@@ -38,7 +38,8 @@ variants, removing variants it no longer has) into the folder it is shipped in.
 
 SIG lists every parameter of the kernel in order, as Triton's own AOT compiler takes it: a type
 (`*fp32`, `i32`, `fp32`, ...) optionally followed by `:16` (the value, or the address, is a
-multiple of 16), a constexpr value (`1024`, `0.5`, `True`, `'leaky_relu'`), or `constexpr`.
+multiple of 16), a constexpr value (`1024`, `0.5`, `True`, `'leaky_relu'`, a Triton dtype such as
+`tl.float16`, `None` for an absent tensor), or `constexpr`.
 A kernel decorated with @triton.heuristics or @triton.autotune is compiled as the @triton.jit
 function under them: a heuristic's constexpr takes its value from the signature or the variants.
 
@@ -63,8 +64,8 @@ from typing import NamedTuple
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from triton_aot_embed import (  # noqa: E402
-    ARTEFACT_FORMAT, IDENTIFIER, POINTER_SIZE, SCALAR_TYPES, UsageError, check_parameter_sizes,
-    embed, parse_constexpr, ptx_entry_parameters, remove_variant_files, ship)
+    ARTEFACT_FORMAT, IDENTIFIER, NONE, POINTER_SIZE, SCALAR_TYPES, DtypeConstexpr, UsageError,
+    check_parameter_sizes, embed, parse_constexpr, ptx_entry_parameters, remove_variant_files, ship)
 
 VARYING = "constexpr"  # a signature entry whose value each variant of a family gives
 
@@ -272,8 +273,10 @@ def family_variants(args, kernel, constants):
 
 def constexpr_text(value):
     """A Python constexpr value as a signature writes it."""
-    if isinstance(value, bool):
+    if value is None or isinstance(value, bool):
         return str(value)
+    if type(value).__name__ == "dtype" and hasattr(value, "name"):  # triton.language.dtype
+        return f"tl.{value.name}"
     if isinstance(value, str):
         if parse_constexpr(repr(value)) != value:
             raise UsageError(f"the string constexpr {value!r} has quotes or backslashes")
@@ -283,7 +286,8 @@ def constexpr_text(value):
         if parse_constexpr(text) is None:
             raise UsageError(f"the constexpr {text} is not a finite number")
         return text
-    raise UsageError(f"the constexpr {value!r} is not a bool, integer, float or string")
+    raise UsageError(f"the constexpr {value!r} is not a bool, integer, float, string or Triton "
+                     "dtype")
 
 
 def describe_variant(constexprs, config=None):
@@ -304,6 +308,8 @@ def compile_variant(args, kernel, parameters, constants, name, num_warps, num_st
     signature.update({c["name"]: "constexpr" for c in constants})
     signature = {name: signature[name] for name in function.arg_names}
     constexprs = {c["name"]: parse_constexpr(c["value"]) for c in constants}
+    constexprs = {name: triton.language.dtype(value) if isinstance(value, DtypeConstexpr)
+                  else None if value is NONE else value for name, value in constexprs.items()}
     index = {name: i for i, name in enumerate(function.arg_names)}
     attrs = {(index[p["name"]],): [["tt.divisibility", 16]]
              for p in parameters if p["divisibility"] == 16}

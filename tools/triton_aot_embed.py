@@ -62,13 +62,44 @@ class UsageError(Exception):
 
 STRING_CONSTEXPR = re.compile(r"""'([^'"\\]*)'|"([^'"\\]*)\"""")
 
+# Triton's dtypes by the names a signature may give them (`tl.float16`, `tl.fp16`): their
+# Triton names.
+TRITON_DTYPES = {"float16": "fp16", "float32": "fp32", "float64": "fp64", "bfloat16": "bf16",
+                 "int1": "int1", "int8": "int8", "int16": "int16", "int32": "int32",
+                 "int64": "int64", "uint8": "uint8", "uint16": "uint16", "uint32": "uint32",
+                 "uint64": "uint64", "float8e4nv": "fp8e4nv", "float8e5": "fp8e5"}
+TRITON_DTYPES.update({name: name for name in list(TRITON_DTYPES.values())})
+DTYPE_CONSTEXPR = re.compile(r"(?:tl|triton\.language)\.(\w+)")
+
+
+class NoneConstexpr:
+    """A constexpr that is None: what Triton's JIT makes of a None argument (an absent optional
+    tensor passed to a pointer parameter the kernel does not touch then)."""
+
+    def __repr__(self):
+        return "None"
+
+
+NONE = NoneConstexpr()
+
+
+class DtypeConstexpr(str):
+    """A constexpr that is a Triton dtype (`OUT_DTYPE: tl.constexpr` given `tl.float16`), by
+    its Triton name ("fp16"); compiled as that dtype, a string in the C++ header."""
+
 
 def parse_constexpr(text):
     """A constexpr value: True/False, a decimal integer that fits in int64, a finite decimal
-    float (so that it is also a valid C++ constant), or a quoted string without quotes or
-    backslashes in it; None when `text` is not one."""
+    float (so that it is also a valid C++ constant), a quoted string without quotes or
+    backslashes in it, a Triton dtype (`tl.float16`), or None (NONE); None when `text` is not
+    one."""
     if text in ("True", "False"):
         return text == "True"
+    if text == "None":
+        return NONE
+    dtype = DTYPE_CONSTEXPR.fullmatch(text)
+    if dtype is not None and dtype.group(1) in TRITON_DTYPES:
+        return DtypeConstexpr(TRITON_DTYPES[dtype.group(1)])
     string = STRING_CONSTEXPR.fullmatch(text)
     if string is not None:
         return string.group(1) if string.group(1) is not None else string.group(2)
@@ -154,8 +185,10 @@ def constant_member(name, value):
         raise UsageError(f"constexpr {name} = {value}: a leading zero makes a C++ integer octal")
     parsed = parse_constexpr(value)
     if parsed is None:
-        raise UsageError(f"constexpr {name} = {value}: not a bool, integer, float or quoted "
-                         "string")
+        raise UsageError(f"constexpr {name} = {value}: not a bool, integer, float, quoted "
+                         "string, Triton dtype (tl.float16) or None")
+    if parsed is NONE:
+        return f"  // {name} = None: an absent tensor\n"
     if isinstance(parsed, bool):
         return f"  static constexpr bool {name} = {value.lower()};\n"
     if isinstance(parsed, int):

@@ -25,8 +25,8 @@ def constexpr_cpp_type(name, texts):
     parsed = [parse_constexpr(text) for text in texts]
     if any(value is None for value in parsed):
         raise UsageError(f"constexpr {name}: {texts} are not all bools, numbers or strings")
-    kinds = {bool if isinstance(v, bool) else int if isinstance(v, int) else type(v)
-             for v in parsed}
+    kinds = {bool if isinstance(v, bool) else int if isinstance(v, int) else
+             str if isinstance(v, str) else type(v) for v in parsed}
     if kinds == {bool}:
         return "bool"
     if kinds == {int}:

@@ -232,7 +232,7 @@ class EmbedTest(unittest.TestCase):
             (dict(constants=[constant("BLOCK", "064")]),
              "constexpr BLOCK = 064: a leading zero makes a C\\+\\+ integer octal"),
             (dict(constants=[constant("MODE", "fast")]),
-             "constexpr MODE = fast: not a bool, integer, float or quoted string"),
+             "constexpr MODE = fast: not a bool, integer, float, quoted string, Triton dtype"),
             (dict(shared_bytes="128"), "shared_bytes is missing or not a int"),
             (dict(function="kernel_fn2"), "no .entry kernel_fn2"),
             (dict(parameters=[parameter("x-y", "i32")]), "'x-y' is not a C\\+\\+ identifier"),
@@ -317,6 +317,17 @@ class FamilyTest(unittest.TestCase):
         self.assertEqual(constants, [constant("MODE", "'relu'"), constant("BLOCK", "constexpr")])
         self.assertEqual(triton_aot_embed.constant_member("MODE", "'relu'"),
                          '  static constexpr std::string_view MODE = "relu";\n')
+
+    def test_dtype_constexprs(self):
+        self.assertEqual(triton_aot.parse_constexpr("tl.float16"), "fp16")
+        self.assertIsInstance(triton_aot.parse_constexpr("tl.float16"), triton_aot.DtypeConstexpr)
+        self.assertEqual(triton_aot.parse_constexpr("triton.language.bfloat16"), "bf16")
+        self.assertEqual(triton_aot.parse_constexpr("tl.fp32"), "fp32")
+        self.assertIsNone(triton_aot.parse_constexpr("tl.float17"))
+        self.assertIs(triton_aot.parse_constexpr("None"), triton_aot.NONE)
+        self.assertEqual(triton_aot.constexpr_text(None), "None")
+        self.assertEqual(triton_aot_embed.constant_member("OUT_DTYPE", "tl.float16"),
+                         '  static constexpr std::string_view OUT_DTYPE = "fp16";\n')
 
     def test_variant_alternatives_multiply(self):
         variants = triton_aot.parse_variant("BLOCK=64|128, EVEN=True|False, num_warps=2",
