@@ -161,6 +161,7 @@ class VariantsTest(unittest.TestCase):
             result = from_torch(os.path.join(os.path.dirname(__file__), module), "--out", out,
                                 "--no-artefacts", *extra)
             self.assertEqual(result.returncode, 0, result.stderr)
+            self.log = result.stderr
             folder = result.stdout.strip().splitlines()[-1]
             name = os.path.basename(folder)
             with open(os.path.join(folder, f"{name}.cpp")) as f:
@@ -204,6 +205,15 @@ class VariantsTest(unittest.TestCase):
                       "ap::triton::next_power_of_2(x.size(1)), 1024)),", cpp)
         self.assertNotIn("ap::require(x[1] <=", cpp)
 
+    def test_a_power_of_two_of_a_size_computed_from_others(self):
+        cpp, cmake = self.generate("from_torch_derived_family.py", "--max-block", "4096")
+        self.assertIn('    "BLOCK=1, num_warps=4, num_stages=3"\n', cmake)
+        self.assertIn('    "BLOCK=4096, num_warps=8, num_stages=3"\n  NUM_WARPS', cmake)
+        # x.shape[-1] // 2, which the fake's evenness check makes a ceiling division too
+        self.assertIn("select(ap::triton::next_power_of_2(ap::triton::cdiv(x.size(2), 2))),", cpp)
+        self.assertIn("ap::require(ap::ceil_div(x[2], 2) <= 4096,", cpp)
+        self.assertIn("regenerate with --max-block 8192", cpp)
+
     def test_an_output_the_host_code_allocates_zeroed_is_cleared(self):
         cpp, _ = self.generate("from_torch_zeroed_output.py")
         self.assertIn("    check_cuda(cudaMemsetAsync(out.data(), 0, out.numel() * "
@@ -215,6 +225,38 @@ class VariantsTest(unittest.TestCase):
         cpp, cmake = self.generate("from_torch_int_labels.py", "--dtypes", "float32,float16")
         self.assertIn('SIGNATURE "*fp16, *i64, *fp16, i32"', cmake)
         self.assertEqual(cpp.count("ap::In<std::int64_t> labels,"), 2)  # in both launchers
+
+    def test_a_constexpr_per_dtype(self):
+        _, cmake = self.generate("from_torch_dtype_constexpr.py", "--dtypes",
+                                 "float32,float16,bfloat16")
+        self.assertIn('SIGNATURE "*fp32, *fp32, i32, fp32, tl.fp32, 1024"', cmake)
+        self.assertIn('SIGNATURE "*fp16, *fp16, i32, fp32, tl.fp16, 1024"', cmake)
+        self.assertIn('SIGNATURE "*bf16, *bf16, i32, fp32, tl.bf16, 1024"', cmake)
+
+    def test_values_the_random_samples_seldom_reach(self):
+        cpp, cmake = self.generate("from_torch_edges.py", "--op", "test::scaled_softcap",
+                                   "--max-block", "512")
+        self.assertIn("/* eps             */ static_cast<float>(eps)", cpp)
+        self.assertIn("/* inv_temperature */ static_cast<float>(1.0 / temperature)", cpp)
+        self.assertIn("/* SOFTCAP         */ static_cast<float>(softcap)", cpp)
+        self.assertIn("select(softcap != 0, ", cpp)
+        self.assertIn('"DO_SOFTCAP=True|False, BLOCK=512, num_warps=4, num_stages=3"', cmake)
+        self.assertIn("constexpr 'SOFTCAP'", self.log)
+
+    def test_an_autotune_configs_tiles_past_its_block(self):
+        cpp, _ = self.generate("from_torch_edges.py", "--op", "test::wide_tiles")
+        self.assertIn("make_grid(x.size(0), ap::triton::cdiv(x.size(1), 2048))", cpp)
+
+    def test_requirements_the_samples_keep(self):
+        cpp, _ = self.generate("from_torch_edges.py", "--op", "test::norm_rows")
+        self.assertIn("ap::require(x[2] == normalized_shape_0,", cpp)
+        self.assertIn("ap::require(x[2] == 64,", cpp)
+        self.assertIn("/* n_cols  */ std::int32_t{64}", cpp)  # normalized_shape[0], pinned
+
+    def test_an_absent_tensor_passed_as_none(self):
+        _, cmake = self.generate("from_torch_edges.py", "--op", "test::maybe_bias")
+        self.assertIn('SIGNATURE "*fp32, *fp32, *fp32, i32, True, 256"', cmake)
+        self.assertIn('SIGNATURE "*fp32, None, *fp32, i32, False, 256"', cmake)
 
     def test_flags_and_floats_from_attributes(self):
         cpp, cmake = self.generate("from_torch_float_flags.py")
@@ -228,7 +270,7 @@ class VariantsTest(unittest.TestCase):
         self.assertIn('SIGNATURE "*fp32, *fp32, i32, i32, 256"', cmake)
         # 132 multiprocessors x the occupancy of the kernel's registers, at most one per row
         self.assertRegex(cpp, r"ap::triton::make_grid\(std::min<std::int64_t>\(\d+, "
-                              r"x\.size\(0\)\), 1, 1\), stream,")
+                              r"x\.size\(0\) \* x\.size\(1\)\), 1, 1\), stream,")
 
     def test_heuristics_select_the_variant(self):
         cpp, cmake = self.generate("from_torch_heuristics.py", "--max-block", "64")

@@ -152,11 +152,15 @@ def shape_function(op, structures):
         show = DimTranslator(display)
         lines.append(f"  if ({_structure_condition(op, structure.example, True)}) {{")
         lines += [f"    {line}" for line in locals_needed]
+        required = set()
         for condition in traced.requires:
+            required.add(translate.condition(condition))
             lines.append(f"    ap::require({translate.condition(condition)},")
             message = f"{show.condition(condition)} ({traced.reason(condition)})"
             lines.append(f"                {json.dumps(message)});")
         for condition, message in kernel_variants.requirements(structure.launches):
+            if condition in required:  # the fake requires it already
+                continue
             lines.append(f"    ap::require({condition},")
             lines.append(f"                \"{message}\");")
         shapes = ["ap::Shape{" + ", ".join(translate.dim(d) for d in shape) + "}"
@@ -419,9 +423,11 @@ def cpp_source(op, structures, dtypes, provenance):
         "",
         "#include <algorithm>",
         "#include <array>",
-        "#include <cstdint>",
-        "#include <limits>",
     ]
+    if any("std::sqrt" in a.cpp for s in structures for launch in s.launches
+           for a in launch.arguments):
+        out.append("#include <cmath>")
+    out += ["#include <cstdint>", "#include <limits>"]
     if any(a.optional for a in op.arguments):
         out.append("#include <optional>")
     out += ["#include <span>", "#include <string>", ""]
@@ -555,7 +561,7 @@ def _profile(op, structure, tensors):
     def holds(point):
         values = _values(structure.traced.symbols, point)
         return (all(requirement_holds(r, values) for r in structure.traced.requires) and
-                kernel_variants.within_limits(structure.launches, point))
+                kernel_variants.within_limits(op, structure.launches, point))
 
     for bound, change in ((lows, lambda e: max(1, e // 2)), (highs, lambda e: 2 * e)):
         for t in tensors:

@@ -19,6 +19,13 @@ class Environment:
     atoms: dict
 
 
+def point_atoms(op, point):
+    """The atoms of a point's inputs and attributes (no outputs): what a family's size is
+    computed from."""
+    shapes = {a.name: point[a.name] for a in op.tensors if point[a.name] is not None}
+    return environment(op, point, shapes, []).atoms
+
+
 def output_name(op, index):
     return "out" if op.num_outputs == 1 else f"out{index}"
 
@@ -55,7 +62,7 @@ def environment(op, point, input_shapes, output_shapes):
     return Environment(atoms)
 
 
-def _candidates(envs, constants, cap=None):
+def candidates(envs, constants, cap=None):
     """(C++ text, function of an environment) from the simplest; last, each size, element count
     or ceiling division capped at `cap` (a grid of at most one program per multiprocessor)."""
     names = list(envs[0].atoms)
@@ -87,6 +94,9 @@ def _candidates(envs, constants, cap=None):
                    lambda env, n=name, d=divisor: env.atoms[n] // d)
     for a, b in combinations(names, 2):
         yield f"{a} * {b}", lambda env, a=a, b=b: env.atoms[a] * env.atoms[b]
+    for a, b, c in combinations(names, 3):  # rows of a [Z, H, N, D] input: Z * H * N
+        yield (f"{a} * {b} * {c}",
+               lambda env, a=a, b=b, c=c: env.atoms[a] * env.atoms[b] * env.atoms[c])
     # A size divided by an int attribute (a group's stride: C * H * W // num_groups).
     attributes = [n for n in names if "." not in n and all(
         isinstance(env.atoms[n], int) and not isinstance(env.atoms[n], bool) for env in envs)]
@@ -116,6 +126,9 @@ def _candidates(envs, constants, cap=None):
             for divisor in divisors:
                 yield (f"std::min<std::int64_t>({cap}, ap::triton::cdiv({name}, {divisor}))",
                        lambda env, n=name, d=divisor: min(cap, -(-env.atoms[n] // d)))
+        for a, b in combinations(names, 2):  # the rows of an input flattened to 2-D
+            yield (f"std::min<std::int64_t>({cap}, {a} * {b})",
+                   lambda env, a=a, b=b: min(cap, env.atoms[a] * env.atoms[b]))
 
 
 def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
@@ -138,7 +151,7 @@ def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
     check_values = [int(v) for v in check_values]
     if len(set(fit_values + check_values)) == 1:
         return str(fit_values[0])
-    for text, function in _candidates(fit_envs, constants, max(fit_values + check_values)):
+    for text, function in candidates(fit_envs, constants, max(fit_values + check_values)):
         try:
             if all(_integral(function(env)) == v for env, v in zip(fit_envs, fit_values)):
                 break
@@ -182,6 +195,17 @@ def _fit_float(values, envs, context):
                env.atoms[name] != 0 and _close(1.0 / env.atoms[name], v)
                for env, v in zip(envs, floats)):
             return f"static_cast<float>(1.0 / static_cast<double>({name}))"
+    # The reciprocal of a float attribute (`1.0 / temperature`), or of a size's square root
+    # (attention's `sm_scale = 1 / sqrt(head_dim)`), as float32 computes it.
+    for name in envs[0].atoms:
+        if all(isinstance(env.atoms[name], float) and env.atoms[name] != 0 and
+               _close(1.0 / env.atoms[name], v) for env, v in zip(envs, floats)):
+            return f"static_cast<float>(1.0 / {name})"
+    for name in envs[0].atoms:
+        if all(isinstance(env.atoms[name], int) and not isinstance(env.atoms[name], bool) and
+               env.atoms[name] > 0 and _close(env.atoms[name] ** -0.5, v)
+               for env, v in zip(envs, floats)):
+            return f"static_cast<float>(1.0 / std::sqrt(static_cast<double>({name})))"
     # A float attribute a bool attribute switches off (`p if training else 0.0`).
     for name in envs[0].atoms:
         for flag in envs[0].atoms:
@@ -193,8 +217,8 @@ def _fit_float(values, envs, context):
                        for env, v in zip(envs, floats)):
                     return f"({text} ? static_cast<float>({name}) : 0.0f)"
     raise GenerationError(f"{context} cannot be recovered: a float that is neither constant, a "
-                          f"float attribute, one a bool attribute switches to 0, nor the "
-                          f"reciprocal of a size (values "
+                          f"float attribute or its reciprocal, one a bool attribute switches to "
+                          f"0, nor the reciprocal of a size or of its square root (values "
                           f"{floats[:4]}...); compute it in the kernel from the attributes it is "
                           "given")
 

@@ -18,11 +18,16 @@ the autotuner wraps, if any), each recorded with its config; the generated op ha
 per dtype and config, which TensorRT times as tactics. PyTorch eager keeps running the Python op,
 with Triton's own pick.
 """
+import re
 from dataclasses import dataclass, field
 
 from .discover import GenerationError
 
 DEFAULT_MAX_BLOCK = 1 << 16
+
+
+class OutsideRequirements(GenerationError):
+    """A probed size the fake implementation's requirements exclude (`x.shape[-1] <= 8192`)."""
 VARYING = "constexpr"  # the signature entry of a constexpr the variants give
 
 
@@ -31,12 +36,16 @@ class VaryingConstexpr:
     name: str
     cpp: str  # C++ computing the value in the launcher
     values: list  # the family's values, as the signature writes them
-    # A power of two of an input extent or int attribute: the shape function's requirement.
+    # A power of two of a size (an input extent, an int attribute, or a combination such as
+    # `C * H * W // num_groups`): the shape function's requirement.
     bounded: str = ""  # the shape function's C++ for the driving size, e.g. "x[1]"
     limit: int = 0  # the largest value compiled
     limit_reason: str = ""
-    atom: str = ""  # the launcher atom it is computed from (power-of-two constexprs)
     capped: bool = False  # the host code caps it (min(MAX_FUSED_SIZE, ...)): no size limit
+    size_of: object = None  # the driving size, a function of a fitting.Environment
+    # (the recorded launch, the point's atoms) where the driving size is a value; None where no
+    # size gives it; GenerationError where the host code refuses it
+    reach: object = None
 
 
 @dataclass
@@ -127,7 +136,9 @@ def add_varying(family, op, name, first, recorded, constexprs, envs, context, pr
                                driving)
     if options and any(v.bounded for v in family.varying):
         raise GenerationError(f"op '{op.qualname}': {context}: a second constexpr that is a "
-                              "power of two of the sizes; one per launch is generated")
+                              "power of two of the sizes; one per launch is generated (their "
+                              "variants would multiply): loop over the other size at run time "
+                              "in the kernel, or split the launch")
     family.varying.append(varying)
     family.options.update(options or {})
     return family, RecoveredArgument(name, "constexpr", cpp=varying.cpp, constexpr=VARYING)
@@ -149,9 +160,12 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
         if driving is not None:
             for size in (2, 3, 8, 9, 64, 65):
                 try:
-                    record, atoms = probe(driving.atom, size)
+                    reached = driving.reach(size)
                 except GenerationError:
                     continue
+                if reached is None:
+                    continue
+                record, atoms = reached
                 probes.append((atoms, [_plain(record.arguments[n]) for _, n in others],
                                _plain(record.arguments[name])))
         for cpp, function in _bool_candidates(envs[0].atoms, cpps):
@@ -178,28 +192,121 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
                 cpp = f"ap::triton::next_power_of_2({atom})"
                 if floored:
                     cpp = f"std::max<std::int64_t>({cpp}, {floor})"
-                return _powers_of_two(op, name, atom, cpp, bounded, floor if floored else 1,
-                                      probe, max_block, context)
+                return _powers_of_two(op, name, cpp, bounded, floor if floored else 1,
+                                      lambda env, a=atom: env.atoms[a],
+                                      lambda value, exact=True, a=atom: probe(a, value),
+                                      max_block, context)
+        derived = _power_of_derived_size(op, name, plain, floor, top, envs, probe, max_block,
+                                         context)
+        if derived:
+            return derived
     raise GenerationError(
         f"op '{op.qualname}': {context}: a constexpr that changes with the shapes or attributes "
-        f"({sorted({repr(v) for v in plain})}); generated: the next power of two of an input "
-        "extent or int attribute (triton.next_power_of_2), at least a constant, and bool "
-        "attributes")
+        f"({sorted({repr(v) for v in plain})}); generated: the next power of two of a size (an "
+        "input extent, element count or stride, an int attribute, or a simple combination of "
+        "these, as the fitter recovers arguments), at least a constant, and bool attributes")
 
 
-def _powers_of_two(op, name, atom, cpp, bounded, lowest, probe, max_block, context):
+def _power_of_derived_size(op, name, plain, floor, top, envs, probe, max_block, context):
+    """The family of `triton.next_power_of_2(size)` where the size is computed from several
+    (Liger's group norm: `C * H * W // num_groups`; `x.numel() // x.shape[-1]`): the first
+    combination the fitter knows whose powers of two match every sample and, probed at each
+    power, give that power; None when none does."""
+    from . import fitting
+    refusal = None
+    for text, function in fitting.candidates(envs, ()):
+        bounded = _shape_function_expression(text, op, envs[0].atoms)
+        if not bounded:
+            continue
+        try:
+            sizes = [function(env) for env in envs]
+        except (KeyError, TypeError, ZeroDivisionError):
+            continue
+        if not all(isinstance(s, int) and s >= 0 and min(max(next_power_of_2(s), floor), top) == v
+                   for s, v in zip(sizes, plain)):
+            continue
+        floored = any(next_power_of_2(s) < floor for s in sizes)
+        cpp = f"ap::triton::next_power_of_2({text})"
+        if floored:
+            cpp = f"std::max<std::int64_t>({cpp}, {floor})"
+        try:
+            return _powers_of_two(op, name, cpp, bounded, floor if floored else 1, function,
+                                  lambda value, exact=True, f=function: probe.reach(f, value,
+                                                                                     exact),
+                                  max_block, context)
+        except GenerationError as error:  # probed, another size: a candidate that only fit
+            refusal = refusal or error
+    if refusal:
+        raise refusal
+    return None
+
+
+_LAUNCHER_TO_SHAPE = [(re.compile(r"\bfloor_div\("), "ap::floor_div("),
+                      (re.compile(r"ap::triton::cdiv\("), "ap::ceil_div("),
+                      (re.compile(r"std::min\("), "ap::min("),
+                      (re.compile(r"std::max\("), "ap::max(")]
+
+
+def _shape_function_expression(text, op, atoms):
+    """The shape function's C++ for a launcher expression over inputs' extents, element counts
+    and strides and int attributes (`floor_div(X.stride(0), num_groups)` ->
+    `ap::floor_div(X[1] * X[2] * X[3], num_groups)`); "" where it reads anything else (an
+    output, a float)."""
+    inputs = {a.name for a in op.tensors}
+    integers = {a.name for a in op.arguments if a.kind in ("int", "int[]")}
+
+    def atom_text(match):
+        tensor, member, index = match.group(1), match.group(2), match.group(3)
+        if tensor not in inputs:
+            raise KeyError(tensor)
+        rank = sum(1 for key in atoms if key.startswith(f"{tensor}.size("))
+        if member == "size":
+            return f"{tensor}[{index}]"
+        first = 0 if member == "numel" else int(index) + 1
+        extents = [f"{tensor}[{axis}]" for axis in range(first, rank)]
+        return "(" + " * ".join(extents or ["1"]) + ")"
+
+    try:
+        result = re.sub(r"\b(\w+)\.(size|numel|stride)\((\d*)\)", atom_text, text)
+    except KeyError:
+        return ""
+    for pattern, replacement in _LAUNCHER_TO_SHAPE:
+        result = pattern.sub(replacement, result)
+    for word in re.findall(r"\b([A-Za-z_]\w*)\b(?!\s*\()(?!\[)", result):
+        if word not in inputs and word not in integers and word != "ap":
+            return ""
+    return result
+
+
+def _powers_of_two(op, name, cpp, bounded, lowest, size_of, reach, max_block, context):
     """The family of powers of two from `lowest` up to `max_block`, fewer where the host code
-    refuses; each value's launch options from the host code run at that size."""
+    refuses; each value's launch options from the host code run at a point where the driving
+    size (`size_of`; `reach(value, exact)` runs the host code where it is `value`, or with
+    `exact` False, where its next power of two is) gives that value. A power no size reaches is left out below the first one reached; above it,
+    the family ends there."""
     from .launches import _plain
     values, options, reason = [], {}, ""
     capped = False
     value = lowest
     while value <= max_block:
         try:
-            record, _ = probe(atom, value)
+            reached = reach(value, exact=False)
+        except OutsideRequirements as error:
+            if not values:  # below the sizes the op takes (`x.shape[-1] >= 2`)
+                value *= 2
+                continue
+            reason = f"the fake implementation requires {error}"
+            break
         except GenerationError as error:  # "at FILE:LINE (the line): Error: message"
             reason = f"the host code refuses {bounded} = {value} ({error})"
             break
+        if reached is None:
+            if values:
+                reason = f"no sizes the op accepts give {bounded} = {value}"
+                break
+            value *= 2
+            continue
+        record, _ = reached
         got = _plain(record.arguments[name])
         if values and got == int(values[-1]) and got < value:
             # The host code caps it (Liger's min(MAX_FUSED_SIZE, next_power_of_2(n))): the
@@ -219,24 +326,38 @@ def _powers_of_two(op, name, atom, cpp, bounded, lowest, probe, max_block, conte
     if not values:
         raise GenerationError(f"op '{op.qualname}': {context}: the host code refuses every size "
                               f"from {lowest} to {max_block}: {reason}")
+    if not reason and not capped:
+        # One size past the family: a cap at the limit itself (MAX_FUSED_SIZE = 65536) serves
+        # every larger size; a refusal there is the limit's reason.
+        try:
+            reached = reach(2 * int(values[-1]), exact=False)
+        except OutsideRequirements as error:
+            reached, reason = None, f"the fake implementation requires {error}"
+        except GenerationError as error:
+            reached, reason = None, (f"the host code refuses {bounded} = "
+                                     f"{2 * int(values[-1])} ({error})")
+        if reached is not None and _plain(reached[0].arguments[name]) == int(values[-1]):
+            capped = True
+    if int(values[0]) > lowest:
+        cpp = f"std::max<std::int64_t>({cpp}, {values[0]})"
     if capped:
         cpp = f"std::min<std::int64_t>({cpp}, {values[-1]})"
     elif not reason:
         reason = (f"variants are compiled up to {name} = {values[-1]}; regenerate with "
                   f"--max-block {2 * int(values[-1])} (or larger) for larger sizes")
-    varying = VaryingConstexpr(name, cpp, values, bounded, int(values[-1]), reason, atom, capped)
+    varying = VaryingConstexpr(name, cpp, values, bounded, int(values[-1]), reason, capped,
+                               size_of, reach)
     return varying, options
 
 
-def within_limits(launches, point):
+def within_limits(op, launches, point):
     """Whether `point` (argument -> shape or value) keeps every size in the families' ranges."""
+    from .fitting import Environment, point_atoms
     for launch in launches:
         for varying in getattr(launch, "varying", []):
             if not varying.bounded or varying.capped:
                 continue
-            name, _, axis = varying.bounded.partition("[")
-            size = point[name][int(axis.rstrip("]"))] if axis else point[name]
-            if size > varying.limit:
+            if varying.size_of(Environment(point_atoms(op, point))) > varying.limit:
                 return False
     return True
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import triton.language as tl
 
 from . import fitting, kernel_variants
 from .discover import GenerationError
@@ -55,6 +56,7 @@ class RecoveredArgument:
     triton_type: str = ""  # "i32", "fp32", ...; pointers: the element type per dtype
     pointer_types: dict = field(default_factory=dict)  # dtype -> "*fp32"
     constexpr: str = ""
+    constexpr_by_dtype: dict = field(default_factory=dict)  # dtype -> value, where they differ
 
 
 @dataclass
@@ -80,7 +82,7 @@ class RecoveredLaunch:
             if argument.kind in ("input", "output", "workspace"):
                 entries.append(argument.pointer_types[dtype])
             elif argument.kind == "constexpr":
-                entries.append(argument.constexpr)
+                entries.append(argument.constexpr_by_dtype.get(dtype, argument.constexpr))
             else:
                 entries.append(argument.triton_type)
         return ", ".join(entries)
@@ -123,6 +125,11 @@ def _launch_site(module_path):
     return f"{module_path.name}:?", ""
 
 
+# The recorder of the host code's run in progress: a kernel warmed up in an earlier run and kept
+# by the host code (the tutorial caches them per block size) records into the current run.
+_RECORDERS = []
+
+
 @contextlib.contextmanager
 def intercepted_launches(records, module_path):
     from triton.runtime.jit import JITFunction
@@ -152,7 +159,7 @@ def intercepted_launches(records, module_path):
             # Triton's fused-softmax tutorial: compiled, its registers and shared memory read
             # (the occupancy), then launched through the compiled kernel.
             compiled = original(self, *args, grid=grid, warmup=True, **kwargs)
-            return _WarmedUpKernel(self, compiled, options, record)
+            return _WarmedUpKernel(self, compiled, options)
         record(self, args, kwargs, grid, options)
 
     from triton.runtime.autotuner import Autotuner
@@ -163,9 +170,11 @@ def intercepted_launches(records, module_path):
 
     JITFunction.run = run
     Autotuner.run = autotuned
+    _RECORDERS.append(record)
     try:
         yield
     finally:
+        _RECORDERS.pop()
         JITFunction.run = original
         Autotuner.run = original_autotuner
 
@@ -176,9 +185,8 @@ class _WarmedUpKernel:
     the cubin by Triton's cuobjdump), and `kernel[grid](...)` recorded as a launch of the kernel
     with the warmup's launch options."""
 
-    def __init__(self, function, compiled, options, record):
-        self._function, self._compiled, self._options, self._record = (function, compiled,
-                                                                       options, record)
+    def __init__(self, function, compiled, options):
+        self._function, self._compiled, self._options = function, compiled, options
         self.metadata = compiled.metadata
         self.name = compiled.name
         self.asm = compiled.asm
@@ -190,7 +198,7 @@ class _WarmedUpKernel:
 
     def __getitem__(self, grid):
         def launch(*args, **kwargs):
-            self._record(self._function, args, kwargs, grid, dict(self._options))
+            _RECORDERS[-1](self._function, args, kwargs, grid, dict(self._options))
         return launch
 
 
@@ -313,17 +321,36 @@ def storage_key(tensor):
     return tensor.untyped_storage()._cdata
 
 
-class _Creations(torch.overrides.TorchFunctionMode):
-    """Which torch function, at which line of the op's module, first made each storage."""
+# Python's in-place operators on tensors (`losses += lse`, `out[mask] = 0`)
+IN_PLACE_OPERATORS = {"__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
+                      "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__", "__setitem__"}
 
-    def __init__(self, module_path):
+
+class _Creations(torch.overrides.TorchFunctionMode):
+    """Which torch function, at which line of the op's module, first made each storage, and
+    which wrote into one (`out.zero_()`, `losses += lse`, `out=`): a plugin runs the kernels
+    only."""
+
+    def __init__(self, module_path, records):
         super().__init__()
         self.module_path = module_path
+        self.records = records  # the launches so far
         # storage key -> (function name, where, line, tensor); holding the tensor keeps its
         # storage, so that no key is reused during the run
         self.made = {}
+        self.writes = []  # (storage key, function name, where, line, launches before it)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = getattr(func, "__name__", str(func))
+        written = list((kwargs or {}).get("out") or []) if isinstance(
+            (kwargs or {}).get("out"), (tuple, list)) else [(kwargs or {}).get("out")]
+        if args and isinstance(args[0], torch.Tensor) and (
+                name in IN_PLACE_OPERATORS or name.endswith("_") and not name.startswith("_")):
+            written.append(args[0])
+        for tensor in written:
+            if isinstance(tensor, torch.Tensor):
+                where, line = _launch_site(self.module_path)
+                self.writes.append((storage_key(tensor), name, where, line, len(self.records)))
         result = func(*args, **(kwargs or {}))
         tensors = result if isinstance(result, (tuple, list)) else [result]
         for tensor in tensors:
@@ -342,6 +369,7 @@ class HostRun:
     inputs: dict  # name -> tensor (absent optional inputs left out)
     outputs: list  # what the host code returns (for an in-place op: the inputs it writes)
     made: dict  # storage key -> (function, where, line, tensor) of what the host code made
+    writes: list  # (storage key, function, where, line, launches before) of torch's writes
     point: dict  # the sizes and attributes it ran at
 
 
@@ -350,7 +378,7 @@ def _run_body(op, point, dtype, arch=90, notes=None):
     from torch._subclasses.fake_tensor import (DataDependentOutputException,
                                                DynamicOutputShapeException, FakeTensorMode)
     records = []
-    creations = _Creations(op.module_path)
+    creations = _Creations(op.module_path, records)
     notes = set() if notes is None else notes
     with FakeTensorMode(), cuda_patched(arch, notes):
         call, inputs = {}, {}
@@ -388,7 +416,10 @@ def _run_body(op, point, dtype, arch=90, notes=None):
             raise GenerationError(f"op '{op.qualname}': its host code returns "
                                   f"{[type(t).__name__ for t in outputs]}; the schema declares "
                                   f"{op.num_outputs} tensor(s)")
-    return HostRun(records, inputs, outputs, creations.made, point)
+    for key, name, _, _, launches_before in creations.writes:
+        if name == "zero_" and launches_before == 0 and key in creations.made:
+            creations.made[key] = ("zeros",) + creations.made[key][1:]
+    return HostRun(records, inputs, outputs, creations.made, creations.writes, point)
 
 
 def _failure_site(op, error):
@@ -440,7 +471,8 @@ def _sample_float(rng, example_value):
         return example_value
     if example_value == 0:
         return round(rng.uniform(0.0, 1.0), 3)
-    return round(example_value * rng.uniform(0.5, 1.5), 6)
+    # Six significant digits: an eps of 1e-6 must vary too.
+    return float(f"{example_value * rng.uniform(0.5, 1.5):.6g}")
 
 
 def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
@@ -513,13 +545,19 @@ def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
     rng = random.Random(seed)
     notes = set()
     _relations_between_inputs(op, example, traced, rng, arch, example_equalities, notes, log)
-    # Fitted on the points with one long axis each and `samples` others, checked on the rest.
+    # Fitted on the points with one long axis each, the edge points the host code takes and
+    # `samples` others; checked on the rest.
     points = _sample_points(op, example, traced.requires, traced.symbols, 0, rng, long_axes=True)
-    samples += len(points)
-    points += _sample_points(op, example, traced.requires, traced.symbols, 2 * samples, rng)
-    runs = [_checked_run(op, point, torch.float32, arch, notes) for point in points]
-    for point, run in zip(points[1:], runs[1:]):
+    others = _sample_points(op, example, traced.requires, traced.symbols,
+                            2 * (samples + len(points)), rng)
+    runs = [_checked_run(op, point, torch.float32, arch, notes) for point in points + others]
+    _kernels_do_the_writing(op, runs[0])
+    for run in runs[1:]:
         _same_launches(op, runs[0].records, run.records)
+    edges, edge_runs = _edge_points(op, example, traced, rng, arch, runs[0].records, notes)
+    samples += len(points) + len(edges)
+    runs = runs[:len(points)] + edge_runs + runs[len(points):]
+    points = points + edges + others
     plugin_shapes = [_plugin_outputs(op, point, torch.float32) for point in points]
     _note_host_allocations(op, runs[0], plugin_shapes[0], dtypes, arch, notes)
     envs = [fitting.environment(op, point, {k: list(t.shape) for k, t in run.inputs.items()},
@@ -533,9 +571,7 @@ def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
     for position, record in enumerate(runs[0].records):
         recorded = [run.records[position] for run in runs]
 
-        def probe(atom, value, position=position):
-            return _probe(op, example, traced, position, atom, value, arch)
-
+        probe = _Prober(op, example, traced, position, arch, points, runs[0].records)
         launches.append(_recover_launch(op, position, record, recorded, envs, runs, samples,
                                         dtype_runs, scratch, plugin_dtypes, probe, max_block,
                                         arch, notes))
@@ -543,6 +579,92 @@ def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
         log(f"{op.qualname}: note: {note}")
     return RecoveredLaunches(launches, [buffer for buffer, _ in scratch.values()], sorted(notes),
                              _zeroed_outputs(op, runs[0]))
+
+
+def _kernels_do_the_writing(op, run):
+    """Refuses host code whose outputs, or buffers its kernels use, PyTorch computes or writes
+    (`loss = torch.sum(loss_1d)`, `losses += lse`): a plugin runs the kernels only. A buffer
+    cleared (`zero_()`) before the first kernel is as if allocated with zeros."""
+    kernel_tensors = {storage_key(v) for r in run.records for v in r.arguments.values()
+                      if isinstance(v, torch.Tensor)}
+    for index, tensor in enumerate(run.outputs):
+        key = storage_key(tensor)
+        if key not in kernel_tensors:
+            made = run.made.get(key)
+            how = f" ({made[0]} at {made[1]}: {made[2]})" if made else ""
+            raise GenerationError(
+                f"op '{op.qualname}': output {index} is written by none of its kernels: the "
+                f"host code computes it with PyTorch{how}, and a plugin runs the kernels only: "
+                "compute it in a kernel, or make the op return what its kernels write (and "
+                "finish in PyTorch)")
+    outputs = {storage_key(t) for t in run.outputs}
+    for key, name, where, line, launches_before in run.writes:
+        if key not in kernel_tensors and key not in outputs:
+            continue
+        if name == "zero_" and launches_before == 0 and key in run.made:
+            continue  # _run_body took it for an allocation with zeros
+        raise GenerationError(
+            f"op '{op.qualname}': the host code writes a tensor its kernels use with PyTorch "
+            f"({name} at {where}: {line}), and a plugin runs the kernels only: do that in a "
+            "kernel (a buffer to clear: allocate it with torch.zeros)")
+
+
+def _edge_points(op, example, traced, rng, arch, launches, notes):
+    """Points a value may change at that random samples seldom reach, kept where the host code
+    takes them with the same kernels: each float attribute at 0 and 1 (a feature a value turns
+    off: `DO_SOFTCAPPING = softcap != 0`), and each axis very long (16K to 100K: tiles of the
+    largest blocks, `cdiv(n, 2048)`), the others short. (points, their runs)"""
+    from .shapes import _values, holds, satisfy, tie, tied_extents
+    ties = tied_extents(traced.requires, traced.symbols)
+    candidates = []
+    for argument in op.arguments:
+        if argument.kind == "float":
+            for value in (0.0, 1.0):
+                if example[argument.name] != value:
+                    point = {name: list(v) if isinstance(v, list) else v
+                             for name, v in example.items()}
+                    candidates.append(({**point, argument.name: value}, None))
+    tensors = {a.name for a in op.tensors}
+
+    def accepted(point):
+        elements = sum(_numel(point[name]) for name in tensors if point[name] is not None)
+        return (elements <= 4 * MAX_SAMPLE_ELEMENTS and
+                all(holds(r, _values(traced.symbols, point)) for r in traced.requires))
+
+    for argument in op.tensors:
+        for axis in range(len(example[argument.name] or [])):
+            for _ in range(64):  # until the fake's requirements hold (an even extent, ...)
+                point = {name: ([rng.randint(1, 2) for _ in v] if name in tensors and
+                                v is not None else list(v) if isinstance(v, list) else v)
+                         for name, v in example.items()}
+                point[argument.name][axis] = rng.randint(16384, 100000)
+                keep = (argument.name, axis)
+                satisfy(tie(point, ties, keep=keep), traced.requires, traced.symbols, keep=keep)
+                if accepted(point):
+                    candidates.append((point, keep))
+                    break
+    points, runs = [], []
+    for point, keep in candidates:
+        if not accepted(point):
+            continue
+        try:
+            run = _run_body(op, point, torch.float32, arch)
+        except HostFailure:
+            continue  # the host code refuses it: so does the plugin, or a family limit
+        if [r.kernel for r in run.records] != [r.kernel for r in launches]:
+            notes.add(f"at {_show_point(op, point)} the host code launches "
+                      f"{[r.kernel.fn.__name__ for r in run.records]}, not "
+                      f"{[r.kernel.fn.__name__ for r in launches]}: the plugin runs the "
+                      "example's kernels at every size it accepts")
+            continue
+        points.append(point)
+        runs.append(run)
+    return points, runs
+
+
+def _show_point(op, point):
+    return ", ".join(f"{a.name}={point[a.name]}" for a in op.arguments
+                     if point[a.name] is not None)
 
 
 def _zeroed_outputs(op, run):
@@ -555,37 +677,133 @@ def _zeroed_outputs(op, run):
             if run.made.get(storage_key(tensor), ("",))[0] in ZERO_ALLOCATIONS]
 
 
-def _probe(op, example, traced, position, atom, value, arch):
-    """The launch at `position` when the host code runs with launcher atom `atom` (an input's
-    extent or an int attribute) set to `value`, the other sizes as in the example, and the atoms
-    of that point's inputs and attributes; a GenerationError when the host code refuses it."""
-    from .shapes import satisfy, tie, tied_extents
-    point = {name: list(v) if isinstance(v, list) else v for name, v in example.items()}
-    keep = None
-    if ".size(" in atom:
-        tensor, axis = atom.split(".size(")
-        keep = (tensor, int(axis.rstrip(")")))
-        point[tensor][keep[1]] = value
-    else:
-        point[atom] = value
-    tie(point, tied_extents(traced.requires, traced.symbols), keep=keep)
-    satisfy(point, traced.requires, traced.symbols, keep=keep)
-    try:
-        records = _run_body(op, point, torch.float32, arch).records
-    except HostFailure as failure:
-        raise GenerationError(f"{failure.where.strip()}: {type(failure.error).__name__}: "
-                              f"{failure.error}") from None
-    if position >= len(records):
-        raise GenerationError(f"the host code launches {len(records)} kernels at {point}")
-    atoms = {}
-    for argument in op.arguments:
-        value = point[argument.name]
-        if argument.kind == "Tensor" and value is not None:
-            for axis, extent in enumerate(value):
-                atoms[f"{argument.name}.size({axis})"] = extent
-        elif argument.kind in ("int", "bool", "float"):
-            atoms[argument.name] = value
-    return records[position], atoms
+class _Prober:
+    """Runs the host code at chosen sizes, to read a family's launch per variant: called with a
+    launcher atom (an input's extent or an int attribute) and a value, or through `reach` with a
+    size the sizes compute (`C * H * W // num_groups`)."""
+
+    def __init__(self, op, example, traced, position, arch, points, launches):
+        self.op, self.example, self.traced = op, example, traced
+        self.position, self.arch = position, arch
+        self.kernels = [r.kernel for r in launches]  # what the host code launches at the example
+        self.bases = [example] + points  # where `reach` starts from, the example first
+
+    def __call__(self, atom, value):
+        """The launch with `atom` set to `value`, the other sizes as in the example, and the
+        atoms of that point's inputs and attributes; a GenerationError when the host code
+        refuses it."""
+        point = self._point_with(self.example, atom, value)
+        self._check_requirements(point)
+        return self._launch_at(point), self._point_atoms(point)
+
+    def reach(self, size_of, value, exact=True):
+        """As __call__, at a point where `size_of` (a function of a fitting.Environment) gives
+        `value` (with `exact` False: its next power of two is `value`), found by moving one
+        extent or int attribute of the example, else of a sampled point; None where none is
+        found. The host
+        code's refusal at the first point found is raised."""
+        for base in self.bases:
+            for atom in self._settable(base):
+                point = self._search(base, atom, size_of, value, exact)
+                if point is not None:
+                    return self._launch_at(point), self._point_atoms(point)
+        return None
+
+    def size_at(self, size_of, point):
+        try:
+            return size_of(fitting.Environment(self._point_atoms(point)))
+        except (KeyError, TypeError, ZeroDivisionError):
+            return None
+
+    def _settable(self, base):
+        atoms = []
+        for argument in self.op.arguments:
+            value = base[argument.name]
+            if argument.kind == "Tensor" and value is not None:
+                atoms += [f"{argument.name}.size({axis})" for axis in reversed(range(len(value)))]
+            elif argument.kind == "int" and not isinstance(value, bool):
+                atoms.append(argument.name)
+        return atoms
+
+    def _search(self, base, atom, size_of, value, exact):
+        """A point from `base` with `atom` moved so that `size_of` reaches `value`: doubling, then
+        bisection (sizes grow with an extent), then the next settings the op accepts (a size
+        that must be even); None where there is none."""
+        def size_with(setting):
+            return self.size_at(size_of, self._point_with(base, atom, setting))
+
+        high = 1
+        while True:
+            size = size_with(high)
+            if size is None or high > 1 << 22:
+                return None
+            if size >= value:
+                break
+            high *= 2
+        low = high // 2 + 1 if high > 1 else 1
+        while low < high:
+            middle = (low + high) // 2
+            size = size_with(middle)
+            if size is None:
+                return None
+            if size >= value:
+                high = middle
+            else:
+                low = middle + 1
+        for setting in range(low, low + 64):
+            point = self._point_with(base, atom, setting)
+            size = self.size_at(size_of, point)
+            if size is None or size > value:
+                return None
+            if (size == value or not exact and
+                    kernel_variants.next_power_of_2(size) == value) and self._accepted(point):
+                return point
+        return None
+
+    def _check_requirements(self, point):
+        import sympy
+        from .shapes import _values, holds
+        values = _values(self.traced.symbols, point)
+        for relation in self.traced.requires:
+            if not holds(relation, values):
+                names = {s: sympy.Symbol(self.traced.symbols[s].cpp())
+                         for s in relation.free_symbols if s in self.traced.symbols}
+                raise kernel_variants.OutsideRequirements(str(relation.xreplace(names)))
+
+    def _accepted(self, point):
+        from .shapes import _values, holds
+        values = _values(self.traced.symbols, point)
+        elements = sum(_numel(point[a.name]) for a in self.op.tensors if point[a.name] is not None)
+        return elements <= 1 << 28 and all(holds(r, values) for r in self.traced.requires)
+
+    def _point_with(self, base, atom, value):
+        from .shapes import satisfy, tie, tied_extents
+        point = {name: list(v) if isinstance(v, list) else v for name, v in base.items()}
+        keep = None
+        if ".size(" in atom:
+            tensor, axis = atom.split(".size(")
+            keep = (tensor, int(axis.rstrip(")")))
+            point[tensor][keep[1]] = value
+        else:
+            point[atom] = value
+        tie(point, tied_extents(self.traced.requires, self.traced.symbols), keep=keep)
+        satisfy(point, self.traced.requires, self.traced.symbols, keep=keep)
+        return point
+
+    def _launch_at(self, point):
+        try:
+            records = _run_body(self.op, point, torch.float32, self.arch).records
+        except HostFailure as failure:
+            raise GenerationError(f"{failure.where.strip()}: {type(failure.error).__name__}: "
+                                  f"{failure.error}") from None
+        if [r.kernel for r in records] != self.kernels:
+            # Another path (Unsloth's chunked cross entropy for long rows): not the plugin's.
+            raise GenerationError(f"at {_show_point(self.op, point)} it launches "
+                                  f"{[r.kernel.fn.__name__ for r in records]} instead")
+        return records[self.position]
+
+    def _point_atoms(self, point):
+        return fitting.point_atoms(self.op, point)
 
 
 def _checked_run(op, point, dtype, arch, notes):
@@ -598,6 +816,12 @@ def _checked_run(op, point, dtype, arch, notes):
                 f"op '{op.qualname}': its host code rejects {str(dtype).replace('torch.', '')} "
                 f"inputs{failure.where}: {type(failure.error).__name__}: {failure.error}. "
                 "Generate with --dtypes that it takes") from None
+        if isinstance(failure.error, (NameError, AttributeError, ImportError, TypeError)):
+            raise GenerationError(
+                f"op '{op.qualname}': its host code fails at {failure.shapes}{failure.where}: "
+                f"{type(failure.error).__name__}: {failure.error}: an error in the code rather "
+                "than a check of the sizes: fix the host code (if it runs eagerly on a GPU as "
+                "it is, from-torch's fake tensors miss something: report it)") from None
         raise GenerationError(
             f"op '{op.qualname}': its host code rejects sizes the plugin would accept, "
             f"{failure.shapes}{failure.where}: {type(failure.error).__name__}: {failure.error}. "
@@ -654,7 +878,8 @@ def _relations_between_inputs(op, example, traced, rng, arch, keep_assumed, note
         return key
 
     for a, b in tied_extents(traced.requires, traced.symbols):
-        group[find(a)] = find(b)
+        if a in group and b in group:  # two extents, not an extent and an attribute
+            group[find(a)] = find(b)
     candidates = []
     keys = list(symbol_of)
     for i, a in enumerate(keys):
@@ -737,8 +962,7 @@ def _scalar_type(values, name, where, line):
     kinds = sorted({type(v).__name__ for v in values})
     raise GenerationError(f"argument '{name}' ({where}: {line}): values of type "
                           f"{', '.join(kinds)} have no kernel scalar type: pass an int, float, "
-                          "bool or NumPy scalar (for an absent optional tensor, pass another "
-                          "tensor and a constexpr flag, as `HAS_BIAS=bias is not None`)")
+                          "bool, NumPy scalar, or None for an absent tensor")
 
 
 def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_runs, scratch,
@@ -764,9 +988,17 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
                                                    check_envs, context, refusal, arch, notes)
                 arguments.append(argument)
                 continue
-            value = _plain(values[0])
-            text = "True" if value is True else "False" if value is False else repr(value)
-            arguments.append(RecoveredArgument(name, "constexpr", constexpr=text))
+            # A constexpr the host code picks per dtype (`OUT_DTYPE=tl.float16` for half inputs)
+            by_dtype = {d: _constexpr_text(run.records[position].arguments[name])
+                        for d, run in dtype_runs.items()}
+            text = _constexpr_text(values[0])
+            arguments.append(RecoveredArgument(
+                name, "constexpr", constexpr=text,
+                constexpr_by_dtype={d: t for d, t in by_dtype.items() if t != text}))
+            continue
+        if all(v is None for v in values):
+            # An absent optional tensor passed as is: Triton's JIT compiles None as a constexpr.
+            arguments.append(RecoveredArgument(name, "constexpr", constexpr="None"))
             continue
         if isinstance(values[0], torch.Tensor):
             arguments.append(_recover_pointer(op, name, context, position, recorded, runs,
@@ -815,6 +1047,14 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
                            first.config)
 
 
+def _constexpr_text(value):
+    """A constexpr value as a signature writes it: `True`, `1024`, `'gelu'`, `tl.fp16`."""
+    value = _plain(value)
+    if isinstance(value, tl.dtype):
+        return f"tl.{value.name}"
+    return "True" if value is True else "False" if value is False else repr(value)
+
+
 def _specialized_on_one(kernel, name):
     """Whether Triton's JIT compiles parameter `name` as the constant 1 when it is passed 1: an
     integer parameter without do_not_specialize or a type annotation (which keeps its type)."""
@@ -826,24 +1066,30 @@ def _specialized_on_one(kernel, name):
 def _run_time_constexpr(op, name, first, values, fit_envs, check_envs, context, refusal, arch,
                         notes):
     """A constexpr whose values are a size with no family to compile (Liger's `n_cols:
-    tl.constexpr`, any row length): compiled as a run-time argument of the recovered expression
+    tl.constexpr`, any row length) or a float (a float attribute): compiled as a run-time
+    argument of the recovered expression
     where the kernel compiles that way (it computes with the value, not shapes or static loops
     over it); otherwise `refusal`, the family's, with why."""
     plain = [_plain(v) for v in values]
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in plain):
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in plain):
+        triton_type, what = "i32" if all(-2**31 <= v < 2**31 for v in plain) else "i64", "size"
+    elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in plain):
+        triton_type, what = "fp32", "value"  # Unsloth's `SOFTCAP: tl.constexpr`, a float
+        plain = [float(v) for v in plain]
+    else:
         raise refusal
-    triton_type = "i32" if all(-2**31 <= v < 2**31 for v in plain) else "i64"
     try:
         cpp = fitting.fit(plain, fit_envs, check_envs, context, triton_type)
     except GenerationError:
         raise refusal from None
     problem = _compile_problem(first, name, triton_type, arch)
     if problem:
+        advice = ("make the kernel take it as one, or compute it as a power of two of a size"
+                  if triton_type != "fp32" else "make it a run-time argument (no tl.constexpr)")
         raise GenerationError(f"{refusal}; nor does the kernel compile with '{name}' as a run-time "
-                              f"argument ({problem}): make the kernel take it as one, or compute "
-                              "it as a power of two of a size") from None
+                              f"argument ({problem}): {advice}") from None
     notes.add(f"constexpr '{name}' of kernel '{first.kernel.fn.__name__}' ({first.where}) takes "
-              f"every size ({cpp}); it is compiled as a run-time {triton_type} argument, which "
+              f"every {what} ({cpp}); it is compiled as a run-time {triton_type} argument, which "
               "the kernel only computes with")
     return RecoveredArgument(name, "scalar", cpp=cpp, triton_type=triton_type)
 

@@ -122,6 +122,7 @@ def _trace(op, example, ties):
                   default=0)
     extents = iter([2 * largest + e for e in TRACE_EXTENTS] * 4)
     tied_extent = {}  # (name, axis) -> the extent its group is traced at
+    fixed = []  # (relation, where) of extents the trace makes constants
     for group in ties or []:
         extent = next(extents)
         for member in group:
@@ -149,8 +150,15 @@ def _trace(op, example, ties):
                 torch.empty(shape, device="meta", dtype=input_dtype(argument, torch.float32)),
                 symbolic_context=context)
             for axis, extent in enumerate(fake.shape):
-                symbols[extent.node.expr] = SymbolRef("extent", argument.name, axis,
-                                                      argument.optional)
+                if isinstance(extent, torch.SymInt):
+                    symbols[extent.node.expr] = SymbolRef("extent", argument.name, axis,
+                                                          argument.optional)
+                else:  # an extent of 0 or 1 (traced at the example's, `alpha=[1]`): PyTorch
+                    # makes it a constant, which the plugin then requires
+                    symbol = sympy.Symbol(f"{argument.name}_extent_{axis}", integer=True)
+                    symbols[symbol] = SymbolRef("extent", argument.name, axis, argument.optional)
+                    fixed.append((sympy.Eq(symbol, int(extent)), "the example's extent, which "
+                                  "PyTorch traces as a constant (an extent of 0 or 1)"))
             call[argument.name] = fake
         elif argument.kind == "int":
             node, symbol = symint(_trace_value(value), argument.name)
@@ -184,12 +192,12 @@ def _trace(op, example, ties):
     guards = [g.expr for g in env.guards]
     for asserts in env.deferred_runtime_asserts.values():
         guards.extend(a.expr for a in asserts)
-    return outputs, _candidate_requires(guards), symbols, checks
+    return outputs, _candidate_requires(guards), symbols, checks + fixed
 
 
 @contextlib.contextmanager
 def _recording_checks(checks, op):
-    """Records each `torch._check(condition)` of the fake as (relation, where): PyTorch proves
+    """Records each `torch._check(condition)` of the fake as (relation, reason): PyTorch proves
     some of them from its own assumptions (a size is at least 2) and records no guard, but the
     fake states what the op needs, so each becomes a requirement."""
     original = torch._check
@@ -198,7 +206,8 @@ def _recording_checks(checks, op):
         if isinstance(condition, torch.SymBool):
             relation = sympy.sympify(condition.node.expr)
             if relation not in (sympy.true, sympy.false):
-                checks.append((relation, _fake_site(op)))
+                checks.append((relation, "torch._check in the fake implementation, "
+                                         f"{_fake_site(op)}"))
         return original(condition, *args, **kwargs)
 
     torch._check = check
@@ -238,35 +247,50 @@ def _candidate_requires(guards):
 
 
 def tied_extents(requires, symbols):
-    """Pairs of extents an equality requirement ties: ((name, axis), (name, axis))."""
+    """Pairs of what an equality requirement ties, ((name, index), (name, index)): two inputs'
+    extents, or an extent and an int attribute (element; index None for a scalar), the attribute
+    second (it follows the extent: `normalized_shape[0] == x[2]`)."""
     pairs = []
     for relation in requires:
         if isinstance(relation, sympy.Eq) and relation.lhs in symbols and relation.rhs in symbols:
             a, b = symbols[relation.lhs], symbols[relation.rhs]
-            if a.kind == "extent" and b.kind == "extent":
-                pairs.append(((a.name, a.index), (b.name, b.index)))
+            if a.kind == "attr" and b.kind == "extent":
+                a, b = b, a
+            pairs.append(((a.name, a.index), (b.name, b.index)))
     return pairs
 
 
+def _at(point, key):
+    name, index = key
+    return point[name] if index is None else point[name][index]
+
+
 def tie(point, pairs, keep=None):
-    """Makes the tied extents of a sampled point equal (to `keep`'s, when it is one of them)."""
+    """Makes the tied extents and attributes of a sampled point equal (to `keep`'s, when it is
+    one of them)."""
     for a, b in pairs:
         if keep == b:
             a, b = b, a
-        point[b[0]][b[1]] = point[a[0]][a[1]]
+        name, index = b
+        if index is None:
+            point[name] = _at(point, a)
+        else:
+            point[name][index] = _at(point, a)
     return point
 
 
 def satisfy(point, requires, symbols, keep=None):
-    """Makes the equality requirements between extents that are not plain ties (`2 * cos[1] ==
-    Q[3]`) hold at a point: each one solved for an extent other than `keep` ((name, axis)) where
-    that gives a positive integer. A relation it cannot satisfy is left for the caller's check."""
+    """Makes the equality requirements that are not plain ties hold at a point (`2 * cos[1] ==
+    Q[3]`, `q[3] == 64`): each one solved for an extent or int attribute other than `keep`
+    ((name, index)) where that gives an integer, positive for an extent; what is tied to the
+    value set follows it. A relation it cannot satisfy is left for the caller's check."""
+    ties = tied_extents(requires, symbols)
     for relation in requires:
         if not isinstance(relation, sympy.Eq) or (relation.lhs in symbols and
                                                   relation.rhs in symbols):
             continue  # ties: tie() makes them hold
         free = relation.free_symbols
-        if len(free) < 2 or not all(s in symbols and symbols[s].kind == "extent" for s in free):
+        if not free or not all(s in symbols for s in free):
             continue
         values = {s: symbols[s].value(point) for s in free}
         if relation.xreplace(values) is sympy.true:
@@ -276,10 +300,17 @@ def satisfy(point, requires, symbols, keep=None):
             if (ref.name, ref.index) == keep:
                 continue
             known = {s: v for s, v in values.items() if s is not unknown}
-            solutions = [v for v in sympy.solve(relation.xreplace(known), unknown)
-                         if v.is_integer and v > 0]
+            try:
+                solved = sympy.solve(relation.xreplace(known), unknown)
+            except (NotImplementedError, ValueError, TypeError):  # Eq(Mod(s, 2), 0): sampled
+                continue
+            solutions = [v for v in solved if v.is_integer and (v > 0 or ref.kind != "extent")]
             if solutions:
-                point[ref.name][ref.index] = int(solutions[0])
+                if ref.index is None:
+                    point[ref.name] = int(solutions[0])
+                else:
+                    point[ref.name][ref.index] = int(solutions[0])
+                tie(point, ties, keep=(ref.name, ref.index))
                 break
     return point
 
@@ -355,8 +386,8 @@ def holds(condition, values):
 def traced_shapes(op, example, samples=400, seed=0):
     outputs, candidates, symbols, checks = trace(op, example)
     reasons = {}
-    for relation, where in checks:
-        reasons[relation] = f"torch._check in the fake implementation, {where}"
+    for relation, reason in checks:
+        reasons[relation] = reason
         if relation not in candidates:
             candidates.append(relation)
     ties = tied_extents(candidates, symbols)
