@@ -272,6 +272,15 @@ class VariantsTest(unittest.TestCase):
         self.assertRegex(cpp, r"ap::triton::make_grid\(std::min<std::int64_t>\(\d+, "
                               r"x\.size\(0\) \* x\.size\(1\)\), 1, 1\), stream,")
 
+    def test_a_grid_of_each_variants_occupancy(self):
+        # The tutorial's persistent softmax: multiprocessors x the occupancy of each block size
+        cpp, _ = self.generate(os.path.join("..", "..", "examples", "from_torch", "corpus",
+                                            "persistent_softmax.py"))
+        self.assertRegex(cpp, r"make_grid\(std::min<std::int64_t>\(\[&\]\(\) -> std::int64_t "
+                              r"\{ switch \(ap::triton::next_power_of_2\(x\.size\(1\)\)\) "
+                              r"\{ case 1: return \d+; .* case 1024: return \d+; .*\}\(\), "
+                              r"x\.size\(0\)\), 1, 1\)")
+
     def test_heuristics_select_the_variant(self):
         cpp, cmake = self.generate("from_torch_heuristics.py", "--max-block", "64")
         self.assertIn('SIGNATURE "*fp32, *fp32, i32, constexpr, constexpr"', cmake)

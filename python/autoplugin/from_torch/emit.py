@@ -4,8 +4,10 @@ The C++ is meant to be read and kept: a header comment says what it was generate
 function states each requirement with the guard it came from, and every kernel argument is
 annotated with the kernel parameter it fills.
 """
+import concurrent.futures
 import hashlib
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -667,29 +669,35 @@ def ship_artefacts(op, structures, dtypes, directory, kernel_file_name, arch, lo
         log(f"{op.qualname}: note: triton_aot.py not found beside the package; the project "
             "compiles its kernels when it is built (Triton needed there)")
         return
-    compiled = set()
+    jobs = {}
     for structure in structures:
         for launch in structure.launches:
             for dtype in dtypes:
                 target = _kernel_target(op, structures, launch, dtype)
-                if target in compiled:
-                    continue
-                compiled.add(target)
-                result = subprocess.run(
-                    [sys.executable, str(script), "compile", "--source",
-                     str(directory / kernel_file_name), "--kernel", launch.kernel_name,
-                     "--signature", launch.signature(dtype), "--name", target,
-                     "--num-warps", str(launch.num_warps), "--num-stages",
-                     str(launch.num_stages), "--arch", str(arch), "--out-dir",
-                     str(directory / "aot"), "--specialize"] +
-                    [f"--variant={variant}" for variant in _variants(launch)],
-                    capture_output=True, text=True)
-                if result.returncode != 0:
-                    from .discover import GenerationError
-                    raise GenerationError(
-                        f"op '{op.qualname}': Triton could not compile '{launch.kernel_name}' "
-                        f"for {launch.signature(dtype)} ({launch.where}): "
-                        f"{result.stderr.strip().splitlines()[-1] if result.stderr else ''}")
+                if target not in jobs:
+                    jobs[target] = (launch, dtype)
+
+    def compile_one(target):
+        launch, dtype = jobs[target]
+        return launch, dtype, subprocess.run(
+            [sys.executable, str(script), "compile", "--source",
+             str(directory / kernel_file_name), "--kernel", launch.kernel_name,
+             "--signature", launch.signature(dtype), "--name", target,
+             "--num-warps", str(launch.num_warps), "--num-stages",
+             str(launch.num_stages), "--arch", str(arch), "--out-dir",
+             str(directory / "aot"), "--specialize"] +
+            [f"--variant={variant}" for variant in _variants(launch)],
+            capture_output=True, text=True)
+
+    # One compile per kernel and dtype, side by side (a family of large blocks takes minutes).
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        for launch, dtype, result in pool.map(compile_one, list(jobs)):
+            if result.returncode != 0:
+                from .discover import GenerationError
+                raise GenerationError(
+                    f"op '{op.qualname}': Triton could not compile '{launch.kernel_name}' "
+                    f"for {launch.signature(dtype)} ({launch.where}): "
+                    f"{result.stderr.strip().splitlines()[-1] if result.stderr else ''}")
 
 
 def file_digest(path):

@@ -324,6 +324,8 @@ def storage_key(tensor):
 # Python's in-place operators on tensors (`losses += lse`, `out[mask] = 0`)
 IN_PLACE_OPERATORS = {"__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
                       "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__", "__setitem__"}
+# Methods named like in-place ops that write no elements
+NOT_WRITES = {"requires_grad_", "share_memory_", "resize_", "as_strided_", "record_stream_"}
 
 
 class _Creations(torch.overrides.TorchFunctionMode):
@@ -345,7 +347,8 @@ class _Creations(torch.overrides.TorchFunctionMode):
         written = list((kwargs or {}).get("out") or []) if isinstance(
             (kwargs or {}).get("out"), (tuple, list)) else [(kwargs or {}).get("out")]
         if args and isinstance(args[0], torch.Tensor) and (
-                name in IN_PLACE_OPERATORS or name.endswith("_") and not name.startswith("_")):
+                name in IN_PLACE_OPERATORS or name.endswith("_") and not name.startswith("_")
+                and name not in NOT_WRITES):
             written.append(args[0])
         for tensor in written:
             if isinstance(tensor, torch.Tensor):
@@ -696,6 +699,10 @@ class _Prober:
         self._check_requirements(point)
         return self._launch_at(point), self._point_atoms(point)
 
+    def at_example(self):
+        """The launch at the example's own sizes."""
+        return self._launch_at(self.example)
+
     def reach(self, size_of, value, exact=True):
         """As __call__, at a point where `size_of` (a function of a fitting.Environment) gives
         `value` (with `exact` False: its next power of two is `value`), found by moving one
@@ -985,7 +992,8 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
                         max_block)
                 except GenerationError as refusal:
                     argument = _run_time_constexpr(op, name, first, values, fit_envs,
-                                                   check_envs, context, refusal, arch, notes)
+                                                   check_envs, context, refusal, arch, notes,
+                                                   probe)
                 arguments.append(argument)
                 continue
             # A constexpr the host code picks per dtype (`OUT_DTYPE=tl.float16` for half inputs)
@@ -1023,7 +1031,11 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
     for axis in range(max(len(r.grid) for r in recorded)):
         values = [r.grid[axis] if axis < len(r.grid) else 1 for r in recorded]
         context = f"grid axis {axis} of kernel '{kernel_name}' ({first.where}: {first.line})"
-        grid.append(_fit(op, values, fit_envs, check_envs, context, "i64", block_sizes))
+        try:
+            grid.append(_fit(op, values, fit_envs, check_envs, context, "i64", block_sizes))
+        except GenerationError as refusal:
+            grid.append(_grid_capped_per_variant(recorded, values, envs, family, probe, axis,
+                                                 block_sizes, refusal))
     options = {k: _plain(v) for k, v in first.options.items()}
     for record in recorded:
         # A family's warps and stages follow its power of two (read per variant by probing).
@@ -1055,6 +1067,56 @@ def _constexpr_text(value):
     return "True" if value is True else "False" if value is False else repr(value)
 
 
+def _grid_capped_per_variant(recorded, values, envs, family, probe, axis, constants, refusal):
+    """A grid of `min(programs, rows)` whose program count depends on the family's variant
+    (Triton's fused-softmax tutorial: multiprocessors x the occupancy of each compiled block
+    size): C++ picking each variant's count, read where the samples show it and else by
+    running the host code at that variant with many rows; `refusal` where it is not that."""
+    powers = next((v for v in (family.varying if family else []) if v.bounded), None)
+    if powers is None:
+        raise refusal
+    variants = [_plain(r.arguments[powers.name]) for r in recorded]
+    kept = [(env, value, variant) for env, value, variant in zip(envs, values, variants)
+            if str(variant) in powers.values]
+    for text, function in fitting.candidates([env for env, _, _ in kept], constants):
+        try:
+            sizes = [fitting._integral(function(env)) for env, _, _ in kept]
+        except (KeyError, TypeError, ZeroDivisionError):
+            continue
+        caps = {}
+        for size, (_, value, variant) in zip(sizes, kept):
+            if value < size and caps.setdefault(variant, value) != value:
+                break
+        else:
+            # min(cap, size) at every sample, the size itself at some
+            if caps and any(value == size for size, (_, value, _) in zip(sizes, kept)) and all(
+                    value == min(caps.get(variant, size), size)
+                    for size, (_, value, variant) in zip(sizes, kept)):
+                break
+    else:
+        raise refusal
+    rows_first = sorted(probe.bases, reverse=True,
+                        key=lambda base: probe.size_at(function, base) or 0)[:4]
+    for power in (int(p) for p in powers.values):
+        if power in caps:
+            continue
+        for base in rows_first:
+            point = next((found for atom in probe._settable(base) for found in
+                          [probe._search(base, atom, powers.size_of, power, False)]
+                          if found is not None), None)
+            if point is None:
+                continue
+            record = probe._launch_at(point)
+            size = probe.size_at(function, point)
+            if axis < len(record.grid) and size is not None and record.grid[axis] < size:
+                caps[power] = int(record.grid[axis])
+                break
+    cases = " ".join(f"case {power}: return {caps[power]};" for power in sorted(caps))
+    table = (f"[&]() -> std::int64_t {{ switch ({powers.cpp}) {{ {cases} default: return "
+             "std::numeric_limits<std::int64_t>::max(); } }()")
+    return f"std::min<std::int64_t>({table}, {text})"
+
+
 def _specialized_on_one(kernel, name):
     """Whether Triton's JIT compiles parameter `name` as the constant 1 when it is passed 1: an
     integer parameter without do_not_specialize or a type annotation (which keeps its type)."""
@@ -1064,7 +1126,7 @@ def _specialized_on_one(kernel, name):
 
 
 def _run_time_constexpr(op, name, first, values, fit_envs, check_envs, context, refusal, arch,
-                        notes):
+                        notes, probe):
     """A constexpr whose values are a size with no family to compile (Liger's `n_cols:
     tl.constexpr`, any row length) or a float (a float attribute): compiled as a run-time
     argument of the recovered expression
@@ -1082,7 +1144,9 @@ def _run_time_constexpr(op, name, first, values, fit_envs, check_envs, context, 
         cpp = fitting.fit(plain, fit_envs, check_envs, context, triton_type)
     except GenerationError:
         raise refusal from None
-    problem = _compile_problem(first, name, triton_type, arch)
+    # Tried at the example's sizes: a sampled extent of 1 may leave another constexpr at a
+    # value the kernel cannot compile with (`tl.arange(0, pad_hd // 2)`).
+    problem = _compile_problem(probe.at_example(), name, triton_type, arch)
     if problem:
         advice = ("make the kernel take it as one, or compute it as a power of two of a size"
                   if triton_type != "fp32" else "make it a run-time argument (no tl.constexpr)")

@@ -11,6 +11,7 @@ outside it and gives the traced formula's shape at all of them, else kept as an 
 A point inside the kept guards where the formula and the fake disagree is a refusal.
 """
 import contextlib
+import functools
 import random
 import traceback
 from dataclasses import dataclass
@@ -205,8 +206,10 @@ def _recording_checks(checks, op):
     def check(condition, *args, **kwargs):
         if isinstance(condition, torch.SymBool):
             relation = sympy.sympify(condition.node.expr)
-            if relation not in (sympy.true, sympy.false):
-                checks.append((relation, "torch._check in the fake implementation, "
+            # `sin.shape == cos.shape` is one And of equalities: each is a requirement (a tie)
+            for part in (relation.args if isinstance(relation, sympy.And) else [relation]):
+                if part not in (sympy.true, sympy.false):
+                    checks.append((part, "torch._check in the fake implementation, "
                                          f"{_fake_site(op)}"))
         return original(condition, *args, **kwargs)
 
@@ -266,17 +269,43 @@ def _at(point, key):
 
 
 def tie(point, pairs, keep=None):
-    """Makes the tied extents and attributes of a sampled point equal (to `keep`'s, when it is
-    one of them)."""
+    """Makes the tied extents and attributes of a sampled point equal: each group of what the
+    pairs tie (chains included: k[1] == q[1] == cos[1]) takes `keep`'s value when it is one of
+    them, else its first extent's."""
+    group = {}
+
+    def find(key):
+        while group.setdefault(key, key) != key:
+            key = group[key]
+        return key
+
     for a, b in pairs:
-        if keep == b:
-            a, b = b, a
-        name, index = b
-        if index is None:
-            point[name] = _at(point, a)
-        else:
-            point[name][index] = _at(point, a)
+        group[find(b)] = find(a)
+    members = {}
+    for key in group:
+        members.setdefault(find(key), []).append(key)
+    for keys in members.values():
+        source = keep if keep in keys else keys[0]
+        value = _at(point, source)
+        for name, index in keys:
+            if index is None:
+                point[name] = value
+            else:
+                point[name][index] = value
     return point
+
+
+@functools.lru_cache(maxsize=None)
+def _solved_for(relation, unknown):
+    """`relation` solved for `unknown` in terms of its other symbols (solved once: sampling and
+    probing satisfy the same relations thousands of times); none where sympy cannot
+    (`Eq(Mod(s, 2), 0)`, left to the sampling)."""
+    if relation.has(sympy.Mod):
+        return ()
+    try:
+        return tuple(sympy.solve(relation, unknown))
+    except (NotImplementedError, ValueError, TypeError, ZeroDivisionError):
+        return ()
 
 
 def satisfy(point, requires, symbols, keep=None):
@@ -293,7 +322,10 @@ def satisfy(point, requires, symbols, keep=None):
         if not free or not all(s in symbols for s in free):
             continue
         values = {s: symbols[s].value(point) for s in free}
-        if relation.xreplace(values) is sympy.true:
+        try:
+            if relation.xreplace(values) is sympy.true:
+                continue
+        except (ZeroDivisionError, TypeError, ValueError):  # C % num_groups at num_groups = 0
             continue
         for unknown in sorted(free, key=str):
             ref = symbols[unknown]
@@ -301,8 +333,8 @@ def satisfy(point, requires, symbols, keep=None):
                 continue
             known = {s: v for s, v in values.items() if s is not unknown}
             try:
-                solved = sympy.solve(relation.xreplace(known), unknown)
-            except (NotImplementedError, ValueError, TypeError):  # Eq(Mod(s, 2), 0): sampled
+                solved = [v.xreplace(known) for v in _solved_for(relation, unknown)]
+            except (TypeError, ValueError, ZeroDivisionError):
                 continue
             solutions = [v for v in solved if v.is_integer and (v > 0 or ref.kind != "extent")]
             if solutions:
