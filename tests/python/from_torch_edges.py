@@ -4,7 +4,8 @@ constexpr (`SOFTCAP: tl.constexpr`, passed at run time); a reciprocal the host c
 (`1.0 / temperature`); the tile count of an autotune config with a block of 2048 (a constant 1
 below 2048 columns); and requirements the samples must keep: an int attribute equal to an extent
 (F.layer_norm's `normalized_shape`) and an extent fixed by the fake; and an absent bias passed
-to the kernel as None (Liger's DyT), which Triton compiles as a constexpr."""
+to the kernel as None (Liger's DyT), which Triton compiles as a constexpr; an output that starts
+as a copy of the input (`out = x.clone()`, then a kernel updating it in place)."""
 from typing import Optional
 
 import torch
@@ -17,6 +18,7 @@ AUTOPLUGIN_EXAMPLES = [
     "test::norm_rows(x=[4, 8, 64], normalized_shape=[64])",
     "test::maybe_bias(x=[4, 256], bias=[256])",
     "test::maybe_bias(x=[4, 256], bias=None)",
+    "test::add_one_copy(x=[4, 1000])",
 ]
 
 
@@ -125,4 +127,23 @@ def _(x, bias):
     torch._check(x.shape[1] <= 256)
     if bias is not None:
         torch._check(bias.shape[0] == x.shape[1])
+    return torch.empty_like(x)
+
+
+@triton.jit
+def add_one_kernel(ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(ptr + offsets, tl.load(ptr + offsets, mask=mask) + 1, mask=mask)
+
+
+@torch.library.custom_op("test::add_one_copy", mutates_args=())
+def add_one_copy(x: torch.Tensor) -> torch.Tensor:
+    out = x.clone()
+    add_one_kernel[(triton.cdiv(out.numel(), 1024),)](out, out.numel(), BLOCK=1024)
+    return out
+
+
+@add_one_copy.register_fake
+def _(x):
     return torch.empty_like(x)

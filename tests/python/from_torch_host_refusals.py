@@ -1,11 +1,16 @@
 """Host code from-torch refuses, each with the line and what to change: `aligned_copy` asserts a
 condition its fake does not state (the plugin would accept sizes the host code rejects);
-`upcast_copy` passes its kernel a tensor it computes (`x.float()`), which a plugin cannot make."""
+`upcast_copy` passes its kernel a tensor it computes (`x.float()`), which a plugin cannot make;
+`row_sums_total` returns what PyTorch computes after its kernel (a sum), `shifted_copy` starts its
+output as what PyTorch computes (`x + 1`), `scaled_copy` scales its output with PyTorch after its
+kernel: a plugin runs the kernels only."""
 import torch
 import triton
 import triton.language as tl
 
-AUTOPLUGIN_EXAMPLES = ["test::aligned_copy(x=[8, 64])", "test::upcast_copy(x=[8, 64])"]
+AUTOPLUGIN_EXAMPLES = ["test::aligned_copy(x=[8, 64])", "test::upcast_copy(x=[8, 64])",
+                       "test::row_sums_total(x=[8, 64])", "test::shifted_copy(x=[8, 64])",
+                       "test::scaled_copy(x=[8, 64])"]
 
 
 @triton.jit
@@ -38,3 +43,40 @@ def upcast_copy(x: torch.Tensor) -> torch.Tensor:
 @upcast_copy.register_fake
 def _(x):
     return x.new_empty(x.shape, dtype=torch.float32)
+
+
+@torch.library.custom_op("test::row_sums_total", mutates_args=())
+def row_sums_total(x: torch.Tensor) -> torch.Tensor:
+    y = torch.empty_like(x)
+    copy_kernel[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), BLOCK=256)
+    return y.sum()
+
+
+@row_sums_total.register_fake
+def _(x):
+    return x.new_empty(())
+
+
+@torch.library.custom_op("test::shifted_copy", mutates_args=())
+def shifted_copy(x: torch.Tensor) -> torch.Tensor:
+    y = x + 1
+    copy_kernel[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), BLOCK=256)
+    return y
+
+
+@shifted_copy.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::scaled_copy", mutates_args=())
+def scaled_copy(x: torch.Tensor) -> torch.Tensor:
+    y = torch.empty_like(x)
+    copy_kernel[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), BLOCK=256)
+    y.mul_(2)
+    return y
+
+
+@scaled_copy.register_fake
+def _(x):
+    return torch.empty_like(x)

@@ -258,6 +258,13 @@ class VariantsTest(unittest.TestCase):
         self.assertIn('SIGNATURE "*fp32, *fp32, *fp32, i32, True, 256"', cmake)
         self.assertIn('SIGNATURE "*fp32, None, *fp32, i32, False, 256"', cmake)
 
+    def test_an_output_that_starts_as_a_copy_of_the_input(self):
+        cpp, _ = self.generate("from_torch_edges.py", "--op", "test::add_one_copy")
+        self.assertIn("check_cuda(cudaMemcpyAsync(out.data(), x.data(), x.numel() * "
+                      "sizeof(*out.data()),", cpp)
+        self.assertLess(cpp.index("cudaMemcpyAsync(out.data()"),
+                        cpp.index("add_one_copy_add_one_kernel_fp32::launch("))
+
     def test_flags_and_floats_from_attributes(self):
         cpp, cmake = self.generate("from_torch_float_flags.py")
         self.assertIn('"DO_SOFTCAP=True|False', cmake)

@@ -202,7 +202,7 @@ class HostRefusalTest(unittest.TestCase):
                                 "test::aligned_copy")
             self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
             self.assertIn("its host code rejects sizes the plugin would accept", result.stderr)
-            self.assertIn('at from_torch_host_refusals.py:20 (assert x.shape[-1] % 4 == 0, "rows '
+            self.assertIn('at from_torch_host_refusals.py:25 (assert x.shape[-1] % 4 == 0, "rows '
                           'of a multiple of 4"): AssertionError', result.stderr)
             self.assertIn("State that condition in the fake implementation (torch._check(...))",
                           result.stderr)
@@ -210,10 +210,21 @@ class HostRefusalTest(unittest.TestCase):
                                 "test::upcast_copy", "--dtypes", "float32,float16")
             self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
             self.assertIn("argument 'x_ptr' of kernel 'copy_kernel' (from_torch_host_refusals.py:"
-                          "34: ", result.stderr)
+                          "39: ", result.stderr)
             self.assertIn("is, for float16 inputs, a tensor the host code computes with 'float'",
                           result.stderr)
             self.assertIn("make it an input of the op", result.stderr)
+            for op, message in [
+                    ("test::row_sums_total", "output 0 is written by none of its kernels: the "
+                     "host code computes it with PyTorch (sum at from_torch_host_refusals.py:"),
+                    ("test::shifted_copy", "output 0 starts as what PyTorch computes (add at "
+                     "from_torch_host_refusals.py:"),
+                    ("test::scaled_copy", "the host code writes a tensor its kernels use with "
+                     "PyTorch (mul_ at from_torch_host_refusals.py:")]:
+                result = from_torch(module, "--out", out, "--no-artefacts", "--op", op)
+                self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+                self.assertIn(message, result.stderr)
+                self.assertIn("a plugin runs the kernels only", result.stderr)
 
 
 if __name__ == "__main__":

@@ -345,6 +345,14 @@ def launcher(op, structures, dtype, config=None):
                                  f"0, scratch_bytes({buffer.numel}, {buffer.element_bytes}), "
                                  "stream),")
                     lines.append(f"               \"clearing scratch buffer {index}\");")
+        for index, source in structure.copied_outputs:
+            out = output_name(op, index)
+            lines.append(f"    // The host code starts {out} as a copy of {source} (its kernels "
+                         "update it): copied first.")
+            lines.append(f"    check_cuda(cudaMemcpyAsync({out}.data(), {source}.data(), "
+                         f"{source}.numel() * sizeof(*{out}.data()),")
+            lines.append("                               cudaMemcpyDeviceToDevice, stream),")
+            lines.append(f"               \"copying {source} into {out}\");")
         for index in structure.zeroed_outputs:
             out = output_name(op, index)
             lines.append(f"    // The host code allocates {out} with zeros (its kernels add into "
@@ -404,9 +412,10 @@ def _uses_floor_div(structures):
 
 
 def needs_cuda_runtime(op, structures):
-    """In-place copies and cleared scratch buffers and outputs call the CUDA runtime."""
+    """In-place copies, outputs copied from inputs and cleared scratch buffers and outputs call
+    the CUDA runtime."""
     return bool(op.mutated) or any(b.zeroed for s in structures for b in s.scratch) or \
-        any(s.zeroed_outputs for s in structures)
+        any(s.zeroed_outputs or s.copied_outputs for s in structures)
 
 
 def cpp_source(op, structures, dtypes, provenance):

@@ -104,6 +104,7 @@ class RecoveredLaunches:
     scratch: list  # ScratchBuffer, indexed by the workspace arguments' cpp
     notes: list  # what the user should know: host allocations the plugin replaces, ...
     zeroed_outputs: list = field(default_factory=list)  # indices the host code allocates zeroed
+    copied_outputs: list = field(default_factory=list)  # (index, input): out = input.clone()
 
 
 class HostFailure(Exception):
@@ -341,6 +342,7 @@ class _Creations(torch.overrides.TorchFunctionMode):
         # storage, so that no key is reused during the run
         self.made = {}
         self.writes = []  # (storage key, function name, where, line, launches before it)
+        self.copies = {}  # storage key -> the storage it is a copy of (clone, copy_ before launches)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         name = getattr(func, "__name__", str(func))
@@ -355,6 +357,12 @@ class _Creations(torch.overrides.TorchFunctionMode):
                 where, line = _launch_site(self.module_path)
                 self.writes.append((storage_key(tensor), name, where, line, len(self.records)))
         result = func(*args, **(kwargs or {}))
+        if name == "clone" and args and isinstance(args[0], torch.Tensor) and isinstance(
+                result, torch.Tensor):
+            self.copies[storage_key(result)] = storage_key(args[0])
+        if (name == "copy_" and len(args) > 1 and isinstance(args[1], torch.Tensor) and
+                not self.records):
+            self.copies[storage_key(args[0])] = storage_key(args[1])
         tensors = result if isinstance(result, (tuple, list)) else [result]
         for tensor in tensors:
             if isinstance(tensor, torch.Tensor):
@@ -373,6 +381,7 @@ class HostRun:
     outputs: list  # what the host code returns (for an in-place op: the inputs it writes)
     made: dict  # storage key -> (function, where, line, tensor) of what the host code made
     writes: list  # (storage key, function, where, line, launches before) of torch's writes
+    copies: dict  # storage key -> the storage it copies (x.clone(), out.copy_(x) first)
     point: dict  # the sizes and attributes it ran at
 
 
@@ -422,7 +431,8 @@ def _run_body(op, point, dtype, arch=90, notes=None):
     for key, name, _, _, launches_before in creations.writes:
         if name == "zero_" and launches_before == 0 and key in creations.made:
             creations.made[key] = ("zeros",) + creations.made[key][1:]
-    return HostRun(records, inputs, outputs, creations.made, creations.writes, point)
+    return HostRun(records, inputs, outputs, creations.made, creations.writes, creations.copies,
+                   point)
 
 
 def _failure_site(op, error):
@@ -581,7 +591,7 @@ def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
     for note in sorted(notes):
         log(f"{op.qualname}: note: {note}")
     return RecoveredLaunches(launches, [buffer for buffer, _ in scratch.values()], sorted(notes),
-                             _zeroed_outputs(op, runs[0]))
+                             _zeroed_outputs(op, runs[0]), _copied_outputs(op, runs[0]))
 
 
 def _kernels_do_the_writing(op, run):
@@ -601,15 +611,41 @@ def _kernels_do_the_writing(op, run):
                 "compute it in a kernel, or make the op return what its kernels write (and "
                 "finish in PyTorch)")
     outputs = {storage_key(t) for t in run.outputs}
+    copied = _copied_outputs(op, run)
+    for index, tensor in enumerate(run.outputs):
+        made = run.made.get(storage_key(tensor))
+        if (made and made[0] not in EMPTY_ALLOCATIONS | ZERO_ALLOCATIONS and
+                index not in dict(copied) and not op.mutated):
+            raise GenerationError(
+                f"op '{op.qualname}': output {index} starts as what PyTorch computes "
+                f"({made[0]} at {made[1]}: {made[2]}) before its kernels, and a plugin runs the "
+                "kernels only (an output starts as torch.empty; a copy of an input, `x.clone()`, "
+                "is copied by the launcher): compute it in a kernel")
     for key, name, where, line, launches_before in run.writes:
         if key not in kernel_tensors and key not in outputs:
             continue
         if name == "zero_" and launches_before == 0 and key in run.made:
             continue  # _run_body took it for an allocation with zeros
+        if name == "copy_" and launches_before == 0 and key in run.copies:
+            continue  # a copy of an input: the launcher copies it
         raise GenerationError(
             f"op '{op.qualname}': the host code writes a tensor its kernels use with PyTorch "
             f"({name} at {where}: {line}), and a plugin runs the kernels only: do that in a "
             "kernel (a buffer to clear: allocate it with torch.zeros)")
+
+
+def _copied_outputs(op, run):
+    """(output index, input name) of the outputs the host code starts as a copy of an input of
+    the same shape and dtype (`out = x.clone()`, then a kernel updating `out`): the launcher
+    copies the input into the output first."""
+    inputs = {storage_key(t): (name, t) for name, t in run.inputs.items()}
+    copied = []
+    for index, tensor in enumerate(run.outputs):
+        source = inputs.get(run.copies.get(storage_key(tensor)))
+        if (source is not None and source[1].shape == tensor.shape and
+                source[1].dtype == tensor.dtype):
+            copied.append((index, source[0]))
+    return copied
 
 
 def _edge_points(op, example, traced, rng, arch, launches, notes):

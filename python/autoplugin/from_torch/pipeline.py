@@ -17,6 +17,7 @@ class Structure:
     launches: list  # launches.RecoveredLaunch
     scratch: list  # launches.ScratchBuffer: the workspace's buffers
     zeroed_outputs: tuple = ()  # output indices the launcher clears first
+    copied_outputs: tuple = ()  # (output index, input name): the launcher copies it first
 
 
 def _mark_structural_bools(op, examples):
@@ -151,7 +152,8 @@ def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90,
                 raise GenerationError(f"op '{op.qualname}': its host code launches no Triton "
                                       f"kernel for {text}")
             structures.append(Structure(example, traced, recovered.launches, recovered.scratch,
-                                        tuple(recovered.zeroed_outputs)))
+                                        tuple(recovered.zeroed_outputs),
+                                        tuple(recovered.copied_outputs)))
         _check_output_dtypes(op, structures, dtypes)
         module_path = op.module_path
         provenance = [
