@@ -54,7 +54,7 @@ def _check_normalized_shape(x, normalized_shape, weight, bias):
         torch._check(tuple(bias.shape) == tuple(normalized_shape))
 
 
-@torch.library.custom_op("mylib::layer_norm", mutates_args = ())
+@torch.library.custom_op("mylib::functional_layer_norm", mutates_args = ())
 def layer_norm(
     x: torch.Tensor,
     normalized_shape: list[int],
@@ -102,8 +102,8 @@ def _(x, normalized_shape, weight = None, bias = None, eps = 1e-5):
 
 
 AUTOPLUGIN_EXAMPLES = [
-    "mylib::layer_norm(x=[4, 8, 1024], normalized_shape=[1024], weight=[1024], bias=[1024], eps=1e-5)",
-    "mylib::layer_norm(x=[4, 8, 1024], normalized_shape=[1024], weight=[1024], bias=None, eps=1e-5)",
+    "mylib::functional_layer_norm(x=[4, 8, 1024], normalized_shape=[1024], weight=[1024], bias=[1024], eps=1e-5)",
+    "mylib::functional_layer_norm(x=[4, 8, 1024], normalized_shape=[1024], weight=[1024], bias=None, eps=1e-5)",
 ]
 
 

@@ -160,7 +160,7 @@ _chunked_cross_entropy_forward = triton.heuristics(
 )(_chunked_cross_entropy_forward)
 
 
-@torch.library.custom_op("unsloth_c::cross_entropy_forward", mutates_args = ())
+@torch.library.custom_op("unsloth_c::softcap_cross_entropy", mutates_args = ())
 def cross_entropy_forward(
     logits: torch.Tensor,
     labels: torch.Tensor,
@@ -239,7 +239,7 @@ def _(logits, labels, logit_softcapping = 0.0, logit_scaling = 0.0):
 
 
 AUTOPLUGIN_EXAMPLES = [
-    "unsloth_c::cross_entropy_forward(logits=[8, 32000], labels=int64[8], "
+    "unsloth_c::softcap_cross_entropy(logits=[8, 32000], labels=int64[8], "
     "logit_softcapping=30.0, logit_scaling=0.0)",
 ]
 
