@@ -17,7 +17,7 @@ without TensorRT.
 from typing import Any, Dict, NamedTuple, Optional
 
 from . import torch_tensorrt as _torch_tensorrt
-from .library import Library, open_library
+from .library import Library
 
 OP = "torchtrt_ex::scatter_reduce"
 REDUCES = ("sum", "prod", "mean", "amax", "amin")
@@ -123,9 +123,6 @@ def plugin_request(op: Dict[str, Any], args: Any, kwargs: Dict[str, Any],
         {"reduce": call.reduce, "include_self": call.include_self})
 
 
-_registered: Dict[str, Library] = {}
-
-
 def register_converters(plugin_library: str) -> Library:
     """Registers converters for aten.scatter_reduce.two and aten.scatter_add.default onto OP of
     a TensorRT plugin library that has it (the examples' plugin library), at a priority above
@@ -134,18 +131,7 @@ def register_converters(plugin_library: str) -> Library:
     registry (once)."""
     import torch
 
-    library = open_library(plugin_library)
-    if library.path in _registered:
-        return library
-    op = library.op(OP)
-
-    def converter(ctx, target, args, kwargs, name):
-        (output,) = _torch_tensorrt.add_plugin_layer(
-            ctx, plugin_request(op, args, kwargs, str(target)), name)
-        return output
-
-    _torch_tensorrt.register_aten_converters(
-        library, (torch.ops.aten.scatter_reduce.two, torch.ops.aten.scatter_add.default),
-        supports, converter)
-    _registered[library.path] = library
-    return library
+    return _torch_tensorrt.register_plugin_converters(
+        plugin_library, OP,
+        (torch.ops.aten.scatter_reduce.two, torch.ops.aten.scatter_add.default), supports,
+        plugin_request)

@@ -20,7 +20,7 @@ TensorRT.
 from typing import Any, Dict, NamedTuple, Optional
 
 from . import torch_tensorrt as _torch_tensorrt
-from .library import Library, open_library
+from .library import Library
 
 OP = "torchtrt_ex::sort"
 VALUE_DTYPES = ("float32", "float16", "bfloat16", "int32", "int64")
@@ -96,9 +96,6 @@ def plugin_request(op: Dict[str, Any], args: Any, kwargs: Dict[str, Any],
         op, [call.self], {"dim": call.dim, "descending": call.descending, "stable": call.stable})
 
 
-_registered: Dict[str, Library] = {}
-
-
 def register_converters(plugin_library: str) -> Library:
     """Registers converters for aten.sort.default and aten.sort.stable onto OP of a TensorRT
     plugin library that has it (the examples' plugin library), at a priority above
@@ -107,17 +104,6 @@ def register_converters(plugin_library: str) -> Library:
     TensorRT's plugin registry (once)."""
     import torch
 
-    library = open_library(plugin_library)
-    if library.path in _registered:
-        return library
-    op = library.op(OP)
-
-    def converter(ctx, target, args, kwargs, name):
-        request = plugin_request(op, args, kwargs, str(target))
-        values, indices = _torch_tensorrt.add_plugin_layer(ctx, request, name)
-        return values, indices
-
-    _torch_tensorrt.register_aten_converters(
-        library, (torch.ops.aten.sort.default, torch.ops.aten.sort.stable), supports, converter)
-    _registered[library.path] = library
-    return library
+    return _torch_tensorrt.register_plugin_converters(
+        plugin_library, OP, (torch.ops.aten.sort.default, torch.ops.aten.sort.stable), supports,
+        plugin_request)

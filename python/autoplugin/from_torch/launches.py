@@ -467,6 +467,17 @@ def _tensor_role(op, value, run):
 MAX_SAMPLE_ELEMENTS = 1 << 21
 
 
+def _elements(op, point):
+    return sum(_numel(point[a.name]) for a in op.tensors if point[a.name] is not None)
+
+
+def _broken(requires, symbols, point):
+    """The first of the requirements `point` breaks, or None."""
+    from .shapes import _values, holds
+    values = _values(symbols, point)
+    return next((r for r in requires if not holds(r, values)), None)
+
+
 def _sample_int(rng, example_value, largest):
     """Small values and values up to `largest` (log-uniform), with the example's sign."""
     if rng.random() < 0.5:
@@ -492,7 +503,7 @@ def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
     """Points inside the traced shape requirements, every extent at least 1. With `long_axes`,
     one point per tensor axis with that axis long (1000-5000) and the others short, so that every
     grid extent and argument sees its axis grow."""
-    from .shapes import _values, holds, satisfy, tie, tied_extents
+    from .shapes import satisfy, tie, tied_extents
     ties = tied_extents(requires, symbols)
     targets = [None] * count
     if long_axes:
@@ -529,10 +540,8 @@ def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
                 else:
                     point[argument.name] = value
             satisfy(tie(point, ties, keep=target), requires, symbols, keep=target)
-            elements = sum(_numel(point[a.name]) for a in op.tensors
-                           if point[a.name] is not None)
-            values = _values(symbols, point)
-            if elements <= MAX_SAMPLE_ELEMENTS and all(holds(r, values) for r in requires):
+            if (_elements(op, point) <= MAX_SAMPLE_ELEMENTS and
+                    _broken(requires, symbols, point) is None):
                 points.append(point)
                 break
         else:
@@ -653,7 +662,7 @@ def _edge_points(op, example, traced, rng, arch, launches, notes):
     takes them with the same kernels: each float attribute at 0 and 1 (a feature a value turns
     off: `DO_SOFTCAPPING = softcap != 0`), and each axis very long (16K to 100K: tiles of the
     largest blocks, `cdiv(n, 2048)`), the others short. (points, their runs)"""
-    from .shapes import _values, holds, satisfy, tie, tied_extents
+    from .shapes import satisfy, tie, tied_extents
     ties = tied_extents(traced.requires, traced.symbols)
     candidates = []
     for argument in op.arguments:
@@ -666,9 +675,8 @@ def _edge_points(op, example, traced, rng, arch, launches, notes):
     tensors = {a.name for a in op.tensors}
 
     def accepted(point):
-        elements = sum(_numel(point[name]) for name in tensors if point[name] is not None)
-        return (elements <= 4 * MAX_SAMPLE_ELEMENTS and
-                all(holds(r, _values(traced.symbols, point)) for r in traced.requires))
+        return (_elements(op, point) <= 4 * MAX_SAMPLE_ELEMENTS and
+                _broken(traced.requires, traced.symbols, point) is None)
 
     for argument in op.tensors:
         for axis in range(len(example[argument.name] or [])):
@@ -716,6 +724,10 @@ def _zeroed_outputs(op, run):
             if run.made.get(storage_key(tensor), ("",))[0] in ZERO_ALLOCATIONS]
 
 
+# A probe may set one extent to 65536 with the example's others: no memory is allocated.
+PROBE_MAX_ELEMENTS = 1 << 28
+
+
 class _Prober:
     """Runs the host code at chosen sizes, to read a family's launch per variant: called with a
     launcher atom (an input's extent or an int attribute) and a value, or through `reach` with a
@@ -733,7 +745,7 @@ class _Prober:
         refuses it."""
         point = self._point_with(self.example, atom, value)
         self._check_requirements(point)
-        return self._launch_at(point), self._point_atoms(point)
+        return self._launch_at(point), fitting.point_atoms(self.op, point)
 
     def at_example(self):
         """The launch at the example's own sizes."""
@@ -749,12 +761,12 @@ class _Prober:
             for atom in self._settable(base):
                 point = self._search(base, atom, size_of, value, exact)
                 if point is not None:
-                    return self._launch_at(point), self._point_atoms(point)
+                    return self._launch_at(point), fitting.point_atoms(self.op, point)
         return None
 
     def size_at(self, size_of, point):
         try:
-            return size_of(fitting.Environment(self._point_atoms(point)))
+            return size_of(fitting.Environment(fitting.point_atoms(self.op, point)))
         except (KeyError, TypeError, ZeroDivisionError):
             return None
 
@@ -805,19 +817,15 @@ class _Prober:
 
     def _check_requirements(self, point):
         import sympy
-        from .shapes import _values, holds
-        values = _values(self.traced.symbols, point)
-        for relation in self.traced.requires:
-            if not holds(relation, values):
-                names = {s: sympy.Symbol(self.traced.symbols[s].cpp())
-                         for s in relation.free_symbols if s in self.traced.symbols}
-                raise kernel_variants.OutsideRequirements(str(relation.xreplace(names)))
+        relation = _broken(self.traced.requires, self.traced.symbols, point)
+        if relation is not None:
+            names = {s: sympy.Symbol(self.traced.symbols[s].cpp())
+                     for s in relation.free_symbols if s in self.traced.symbols}
+            raise kernel_variants.OutsideRequirements(str(relation.xreplace(names)))
 
     def _accepted(self, point):
-        from .shapes import _values, holds
-        values = _values(self.traced.symbols, point)
-        elements = sum(_numel(point[a.name]) for a in self.op.tensors if point[a.name] is not None)
-        return elements <= 1 << 28 and all(holds(r, values) for r in self.traced.requires)
+        return (_elements(self.op, point) <= PROBE_MAX_ELEMENTS and
+                _broken(self.traced.requires, self.traced.symbols, point) is None)
 
     def _point_with(self, base, atom, value):
         from .shapes import satisfy, tie, tied_extents
@@ -845,8 +853,6 @@ class _Prober:
                                   f"{[r.kernel.fn.__name__ for r in records]} instead")
         return records[self.position]
 
-    def _point_atoms(self, point):
-        return fitting.point_atoms(self.op, point)
 
 
 def _checked_run(op, point, dtype, arch, notes):
