@@ -2,7 +2,7 @@
 #     SOURCE kernel.py KERNEL function SIGNATURE "*fp32:16, *fp32:16, i32, 1024"
 #     [NUM_WARPS 4] [NUM_STAGES 3] [ARCH 90] [NAMESPACE ns] [ARTEFACT_DIR dir]
 #     [VARIANTS "BLOCK=256, num_warps=2" "BLOCK=512|1024, EVEN=True|False" ...] [AUTOTUNE]
-#     [SPECIALIZE])
+#     [SPECIALIZE [SPECIALIZE_INTEGERS name...]])
 #
 # A Triton kernel compiled ahead of time for one signature, as a static library NAME whose header
 # triton_kernels/NAME.h (in a folder, so that no kernel name shadows a system header) declares
@@ -28,7 +28,10 @@
 # SPECIALIZE also compiles the kernel (each variant) assuming its addresses and integers are
 # multiples of 16, then its addresses only, as Triton's JIT specializes a launch on the values it
 # gets: launch() picks, per call, the most specialized build the arguments allow (vectorized
-# memory access, as the JIT kernel has), else the generic one. A parameter annotated
+# memory access, as the JIT kernel has), else the generic one. SPECIALIZE_INTEGERS names the
+# integer parameters that hold sizes and strides: one more build, between the two, promises the
+# addresses and these (so that an attribute such as a seed, rarely a multiple of 16, does not
+# cost the sizes their promise). A parameter annotated
 # `tl.constexpr` may be given a run-time type in the SIGNATURE (`i32`): the kernel takes it at
 # launch, where it only computes with the value.
 #
@@ -125,6 +128,14 @@ function(_autoplugin_check_shipped_artefact name artefact source)
   if(NOT recorded STREQUAL expected_specialize)
     list(APPEND mismatches "specialize: artefact '${recorded}', call '${expected_specialize}'")
   endif()
+  string(JSON recorded ERROR_VARIABLE json_error GET "${json}" specialize_integers)
+  if(json_error)
+    set(recorded "")
+  endif()
+  if(NOT "${recorded}" STREQUAL "${expected_specialize_integers}")
+    list(APPEND mismatches "specialize_integers: artefact '${recorded}', call "
+                           "'${expected_specialize_integers}'")
+  endif()
   if(mismatches)
     list(JOIN mismatches "\n  " mismatches)
     # The path and the differences go on indented lines, which CMake prints unwrapped.
@@ -184,12 +195,12 @@ function(autoplugin_add_triton_kernel name)
   set(aot_scripts ${aot_script} ${aot_dir}/triton_aot_embed.py ${aot_dir}/triton_aot_family.py)
   cmake_parse_arguments(ARG "AUTOTUNE;SPECIALIZE"
                         "SOURCE;KERNEL;SIGNATURE;NUM_WARPS;NUM_STAGES;ARCH;NAMESPACE;ARTEFACT_DIR"
-                        "VARIANTS" ${ARGN})
+                        "VARIANTS;SPECIALIZE_INTEGERS" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS OR ARG_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "autoplugin_add_triton_kernel(${name}): unexpected or incomplete "
       "arguments: ${ARG_UNPARSED_ARGUMENTS} ${ARG_KEYWORDS_MISSING_VALUES} (keywords: SOURCE "
       "KERNEL SIGNATURE NUM_WARPS NUM_STAGES ARCH NAMESPACE ARTEFACT_DIR VARIANTS AUTOTUNE "
-      "SPECIALIZE; quote "
+      "SPECIALIZE SPECIALIZE_INTEGERS; quote "
       "the SIGNATURE and each variant)")
   endif()
   foreach(required SOURCE KERNEL SIGNATURE)
@@ -244,6 +255,15 @@ function(autoplugin_add_triton_kernel name)
   if(ARG_SPECIALIZE)
     set(specialize_arguments --specialize)
     set(expected_specialize ON)
+  endif()
+  list(JOIN ARG_SPECIALIZE_INTEGERS ", " expected_specialize_integers)
+  if(ARG_SPECIALIZE_INTEGERS)
+    if(NOT ARG_SPECIALIZE)
+      message(FATAL_ERROR "autoplugin_add_triton_kernel(${name}): SPECIALIZE_INTEGERS needs "
+        "SPECIALIZE")
+    endif()
+    list(JOIN ARG_SPECIALIZE_INTEGERS "," listed)
+    list(APPEND specialize_arguments "--specialize-integers=${listed}")
   endif()
 
   _autoplugin_find_triton()

@@ -22,9 +22,11 @@ each an artefact of its own (DIR/ARTEFACT.0.json, .cubin, .ptx, ...).
 
 `--specialize` compiles the kernel (each variant) again with more divisibility promises, as
 Triton's JIT specializes a launch on the values it gets: every address and integer parameter a
-multiple of 16 (ARTEFACT.s0), then every address (ARTEFACT.s1); the artefact lists them, and the
-launch takes the first whose promises its arguments keep (vectorized loads and stores where the
-generic build cannot have them), else the generic build. A parameter annotated `tl.constexpr`
+multiple of 16 (ARTEFACT.s0), with `--specialize-integers a,b` every address and those integers
+(the parameters that hold sizes and strides, which keep the promise where an attribute such as a
+seed does not), then every address; the artefact lists them, and the launch takes the first
+whose promises its arguments keep (vectorized loads and stores where the generic build cannot
+have them), else the generic build. A parameter annotated `tl.constexpr`
 may also be given a run-time type in SIG: the kernel then takes it at launch (a kernel that
 only computes with the value compiles so).
 
@@ -376,17 +378,34 @@ def compile_variant(args, kernel, parameters, constants, name, num_warps, num_st
 SPECIALIZED_INTEGERS = ("i32", "i64", "u32", "u64")
 
 
-def specialization_promises(parameters):
+def specialization_promises(parameters, integers=None):
     """The parameters each specialization also promises to be multiples of 16, most first:
-    every address and integer, then every address (a Triton JIT launch is specialized so for
-    the values it gets; tensors' addresses nearly always are)."""
+    every address and integer, every address and the `integers` named (where given), then every
+    address (a Triton JIT launch is specialized so for the values it gets; tensors' addresses
+    nearly always are)."""
     levels = []
-    for integers in (True, False):
+    for chosen in (lambda name: True, lambda name: name in (integers or ()),
+                   lambda name: False):
         promised = [p["name"] for p in parameters if p["divisibility"] == 1 and (
-            p["type"].startswith("*") or (integers and p["type"] in SPECIALIZED_INTEGERS))]
+            p["type"].startswith("*") or (p["type"] in SPECIALIZED_INTEGERS and
+                                          chosen(p["name"])))]
         if promised and promised not in levels:
             levels.append(promised)
     return levels
+
+
+def specialized_integers(args, parameters):
+    """--specialize-integers as a list, each name an integer parameter of the signature."""
+    listed = getattr(args, "specialize_integers", None) or ""
+    names = [n.strip() for n in listed.split(",") if n.strip()]
+    integers = {p["name"] for p in parameters if p["type"] in SPECIALIZED_INTEGERS}
+    unknown = [n for n in names if n not in integers]
+    if unknown:
+        raise UsageError(f"--specialize-integers: {', '.join(unknown)}: not an integer parameter "
+                         f"of the signature (integers: {', '.join(sorted(integers)) or 'none'})")
+    if names and not args.specialize:
+        raise UsageError("--specialize-integers needs --specialize")
+    return names
 
 
 def specialize(args, kernel, parameters, constants, stem, label, metadata, num_warps,
@@ -396,7 +415,7 @@ def specialize(args, kernel, parameters, constants, stem, label, metadata, num_w
     if not args.specialize:
         return []
     results = []
-    for promised in specialization_promises(parameters):
+    for promised in specialization_promises(parameters, specialized_integers(args, parameters)):
         promising = [dict(p, divisibility=16 if p["name"] in promised else p["divisibility"])
                      for p in parameters]
         try:
@@ -436,6 +455,7 @@ def compile_kernel(args):
         metadata, cubin, ptx = compile_variant(args, kernel, parameters, constants, args.name,
                                                args.num_warps, args.num_stages)
         metadata["specialize"] = bool(args.specialize)
+        metadata["specialize_integers"] = ", ".join(specialized_integers(args, parameters))
         return [(args.name, metadata, cubin, ptx)] + specialize(
             args, kernel, parameters, constants, args.name, args.name, metadata,
             args.num_warps, args.num_stages)
@@ -470,6 +490,7 @@ def compile_kernel(args):
         "triton_version": triton.__version__,
         "autotune": bool(args.autotune),
         "specialize": bool(args.specialize),
+        "specialize_integers": ", ".join(specialized_integers(args, parameters)),
         "heuristics": kernel.heuristics,
         "variants": listed,
     }
@@ -555,6 +576,10 @@ def main(argv=None):
                                 help="also compile the kernel (each variant) assuming addresses "
                                      "and integers are multiples of 16, as Triton's JIT does; "
                                      "the launch picks the image the arguments allow")
+    compile_parser.add_argument("--specialize-integers", metavar="NAMES",
+                                help="with --specialize, one more build between the two: every "
+                                     "address and these integer parameters (comma-separated) "
+                                     "multiples of 16")
     compile_parser.add_argument("--out-dir", required=True)
     compile_parser.add_argument("--depfile", help="write a Makefile-style depfile here")
     compile_parser.set_defaults(run=compile_command)

@@ -145,6 +145,31 @@ class PythonApiTest(unittest.TestCase):
         self.assertTrue(any("wrote" in m for m in messages))
 
 
+class SizeIntegersTest(unittest.TestCase):
+    """The integers named in SPECIALIZE_INTEGERS: computed from sizes, strides and element counts
+    alone (or constant multiples of 16), not from attributes."""
+
+    def test_sizes_are_named_and_attributes_are_not(self):
+        sys.path.insert(0, os.path.join(ROOT, "python"))
+        from types import SimpleNamespace as N
+        from autoplugin.from_torch.emit import _size_integers
+        op = N(arguments=[N(name="x", kind="Tensor"), N(name="bias", kind="Tensor?"),
+                          N(name="seed", kind="int"), N(name="num_groups", kind="int")])
+
+        def launch(**cpp):
+            return N(arguments=[N(name="x_ptr", kind="input", cpp="x", triton_type="")] + [
+                N(name=name, kind="scalar", cpp=text, triton_type="i32")
+                for name, text in cpp.items()] + [
+                N(name="scale", kind="scalar", cpp="static_cast<float>(p)", triton_type="fp32")])
+
+        self.assertEqual(_size_integers(op, launch(
+            n="x.numel()", stride="x.stride(0)", seed="seed", block="1024", odd="3",
+            group="floor_div(x.stride(0), num_groups)")), ["n", "stride", "block"])
+        # Every integer a size, or none: the two builds SPECIALIZE makes already cover it.
+        self.assertEqual(_size_integers(op, launch(n="x.numel()", rows="x.size(0)")), [])
+        self.assertEqual(_size_integers(op, launch(seed="seed")), [])
+
+
 class PluginSchemaTest(unittest.TestCase):
     def test_fixed_size_list_with_an_empty_default_is_any_length(self):
         sys.path.insert(0, os.path.join(ROOT, "python"))

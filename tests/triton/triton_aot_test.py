@@ -4,6 +4,7 @@ triton_aot_embed.py and triton_aot_family.py). Standard library only.
 
     python3 tests/triton/triton_aot_test.py
 """
+import argparse
 import importlib.util
 import json
 import re
@@ -459,6 +460,24 @@ class SpecializationTest(unittest.TestCase):
         # Nothing left to promise, or the same promises twice: fewer specializations.
         self.assertEqual(triton_aot.specialization_promises([parameter("x", "*fp32", 16)]), [])
         self.assertEqual(triton_aot.specialization_promises([parameter("x", "*fp32")]), [["x"]])
+
+    def test_named_integers_make_a_level_between(self):
+        # A size `n` keeps the promise where an attribute `m` (a seed) does not.
+        self.assertEqual(triton_aot.specialization_promises(self.parameters, ["n"]),
+                         [["x", "n", "m"], ["x", "n"], ["x"]])
+        # Naming every integer, or none, adds nothing.
+        self.assertEqual(triton_aot.specialization_promises(self.parameters, ["n", "m"]),
+                         [["x", "n", "m"], ["x"]])
+        arguments = argparse.Namespace(specialize=True, specialize_integers="n, m")
+        self.assertEqual(triton_aot.specialized_integers(arguments, self.parameters), ["n", "m"])
+        for listed, specialize, message in (
+                ("scale", True, "scale: not an integer parameter of the signature (integers: m, n)"),
+                ("n", False, "--specialize-integers needs --specialize")):
+            with self.assertRaises(triton_aot.UsageError) as raised:
+                triton_aot.specialized_integers(
+                    argparse.Namespace(specialize=specialize, specialize_integers=listed),
+                    self.parameters)
+            self.assertIn(message, str(raised.exception))
 
     def test_images_list_their_specializations(self):
         base = write_specialized(self.dir, "spec", self.parameters)
