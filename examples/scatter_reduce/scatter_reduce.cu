@@ -10,7 +10,10 @@
 // come here through the Torch-TensorRT converter in python/autoplugin/aten_scatter.py.
 //
 // Each index element is combined with a native atomic: atomicAdd for sum and mean (16-bit types
-// included), a compare-and-swap loop for prod, amax and amin that skips the atomic when the value
+// included), atomicMax/atomicMin for amax and amin of 32- and 64-bit integers and of float32 (on
+// its bits: non-negative floats order as signed integers, negative ones in reverse as unsigned
+// ones; NaN as the pattern that wins, self's NaNs made so as self is copied), and a
+// compare-and-swap loop for prod and the other amax and amin that skips the atomic when the value
 // would not change. Float sums therefore depend on the order the atomics land in, as PyTorch's
 // do: they are not bitwise reproducible from run to run.
 #include <autoplugin/autoplugin.h>
@@ -137,6 +140,50 @@ __device__ inline void atomic_combine(Reduce reduce, T* target, T v) {
   }
 }
 
+// amax and amin without a read or a compare-and-swap, where the GPU has the atomic: integers
+// directly, float32 on its bits. For amax a non-negative float (sign bit clear) is larger the
+// larger its bits as a signed integer, a negative one the smaller its bits as an unsigned one;
+// mixed signs order the same way (a negative float's bits are a negative signed integer and a
+// larger unsigned one). NaN becomes 0x7fffffff (the largest signed pattern) for amax and
+// 0xffffffff (the largest unsigned one) for amin, so that it wins whatever else lands.
+template <typename T>
+constexpr bool kNativeMinMax = std::is_same_v<T, float> || std::is_same_v<T, int> ||
+                               std::is_same_v<T, long long> || std::is_same_v<T, long>;
+
+constexpr unsigned int kAmaxNan = 0x7fffffffu;
+constexpr unsigned int kAminNan = 0xffffffffu;
+
+template <typename T>
+__device__ inline void atomic_min_max(Reduce reduce, T* target, T v) {
+  if constexpr (std::is_same_v<T, float>) {
+    const unsigned int bits = __float_as_uint(v);
+    const bool negative = (bits >> 31) != 0;
+    if (reduce == Reduce::Amax) {
+      if (v != v) {
+        atomicMax(reinterpret_cast<int*>(target), static_cast<int>(kAmaxNan));
+      } else if (!negative) {
+        atomicMax(reinterpret_cast<int*>(target), static_cast<int>(bits));
+      } else {
+        atomicMin(reinterpret_cast<unsigned int*>(target), bits);
+      }
+    } else {
+      if (v != v) {
+        atomicMax(reinterpret_cast<unsigned int*>(target), kAminNan);
+      } else if (!negative) {
+        atomicMin(reinterpret_cast<int*>(target), static_cast<int>(bits));
+      } else {
+        atomicMax(reinterpret_cast<unsigned int*>(target), bits);
+      }
+    }
+  } else if constexpr (sizeof(T) == 8) {
+    auto* word = reinterpret_cast<long long*>(target);
+    const auto value = static_cast<long long>(v);
+    reduce == Reduce::Amax ? atomicMax(word, value) : atomicMin(word, value);
+  } else {
+    reduce == Reduce::Amax ? atomicMax(target, v) : atomicMin(target, v);
+  }
+}
+
 // Combines v into out[at] (mean also counts it in counts[at]).
 template <typename T, typename Index>
 __device__ inline void apply(Reduce reduce, T* out, Index at, T v, int* counts) {
@@ -150,6 +197,14 @@ __device__ inline void apply(Reduce reduce, T* out, Index at, T v, int* counts) 
       break;
     case Reduce::Sum:
       atomic_add(out + at, v);
+      break;
+    case Reduce::Amax:
+    case Reduce::Amin:
+      if constexpr (kNativeMinMax<T>) {
+        atomic_min_max(reduce, out + at, v);
+      } else {
+        atomic_combine(reduce, out + at, v);
+      }
       break;
     default:
       atomic_combine(reduce, out + at, v);
@@ -318,6 +373,16 @@ __device__ inline T divide(T sum, int count) {
   }
 }
 
+// self copied into out for float32 amax or amin: its NaNs as the pattern that wins (kAmaxNan,
+// kAminNan), which the native atomics would otherwise replace.
+__global__ void copy_nan_winning(const float* __restrict__ self, float* __restrict__ out,
+                                 std::int64_t n, unsigned int nan_bits) {
+  for (std::int64_t p = global_thread_index(); p < n; p += grid_stride()) {
+    const float v = self[p];
+    out[p] = v != v ? __uint_as_float(nan_bits) : v;
+  }
+}
+
 // mean: positions that received values divide by their count (plus self's, with include_self).
 template <typename T>
 __global__ void mean_kernel(T* __restrict__ out, const int* __restrict__ counts, std::int64_t n,
@@ -425,8 +490,16 @@ cudaError_t scatter_reduce(ap::In<T> self, ap::In<I> index, ap::In<T> src, ap::O
                            ap::Workspace scratch, cudaStream_t stream) {
   const std::int64_t n = self.numel();
   if (n == 0) return cudaSuccess;
-  cudaError_t status =
-      cudaMemcpyAsync(out.data(), self.data(), n * sizeof(T), cudaMemcpyDeviceToDevice, stream);
+  cudaError_t status = cudaSuccess;
+  if (std::is_same_v<T, float> && (reduce == Reduce::Amax || reduce == Reduce::Amin)) {
+    copy_nan_winning<<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(
+        reinterpret_cast<const float*>(self.data()), reinterpret_cast<float*>(out.data()), n,
+        reduce == Reduce::Amax ? kAmaxNan : kAminNan);
+    status = cudaGetLastError();
+  } else {
+    status =
+        cudaMemcpyAsync(out.data(), self.data(), n * sizeof(T), cudaMemcpyDeviceToDevice, stream);
+  }
   if (status != cudaSuccess || index.numel() == 0) return status;
   const int rank = std::max(1, self.rank());
   const int axis = static_cast<int>(dim < 0 ? dim + rank : dim);
