@@ -12,7 +12,8 @@ every tactic's time, the fastest (the one TensorRT's timing picks) against Trito
 Kernel time is compared with kernel time: events around back-to-back launches also count the
 GPU's gap between kernels, which the profiler does not. Targets: plugin within 5% of kernel (for
 the autotuned module: the picked tactic within 5% of Triton's pick). Inputs are large (see
-`bench` in scripts/from-torch-corpus), standard normal.
+`bench` in scripts/from-torch-corpus), standard normal in the row's dtype; an input given as
+dict(shape, dtype, high) holds integers in [0, high) of that dtype (labels, indices).
 """
 import ctypes
 import json
@@ -28,6 +29,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "..", "bench"))
 import reference  # noqa: E402
 from from_torch_bench import kernel_ms, numpy_scalars_as_ints, profiled_ms  # noqa: E402
 
+ROW_TIMEOUT_S = 180  # a row that hangs (a kernel that never ends) must not stop the others
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
           torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16",
           torch.int8: "int8", torch.int32: "int32", torch.int64: "int64"}
@@ -76,9 +78,15 @@ def measure(job):
             if shape is None:
                 arguments[argument.name] = None
                 continue
-            tensor = torch.randn(shape, device="cuda").to(DTYPES[dtype])
+            if isinstance(shape, dict):  # an integer input: dict(shape, dtype, high)
+                tensor = torch.randint(0, shape["high"], shape["shape"], device="cuda",
+                                       dtype=getattr(torch, shape["dtype"]))
+            else:
+                tensor = torch.randn(shape, device="cuda").to(DTYPES[dtype])
             arguments[argument.name] = tensor
-            flags += ["--in", tensor_flag(tensor)]
+            # The timer fills an integer input with values in the same range (labels, indices).
+            high = f"@{shape['high']}" if isinstance(shape, dict) else ""
+            flags += ["--in", tensor_flag(tensor) + high]
             if argument.alias_info is not None and argument.alias_info.is_write:
                 mutated.append(len(inputs))
             inputs.append(tensor)
@@ -149,8 +157,12 @@ def measure_apart(job):
     """measure(job) in a process of its own: a kernel that faults (the RFC's eager host code
     writes past its output when N * C > 1) leaves the CUDA context of that process unusable,
     not the other rows'."""
-    result = subprocess.run([sys.executable, os.path.abspath(__file__), json.dumps(job)],
-                            capture_output=True, text=True)
+    try:
+        result = subprocess.run([sys.executable, os.path.abspath(__file__), json.dumps(job)],
+                                capture_output=True, text=True, timeout=ROW_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {"module": job["module"], "dtype": job["dtype"],
+                "error": f"no result in {ROW_TIMEOUT_S} s"}
     lines = result.stdout.strip().splitlines()
     if result.returncode == 0 and lines:
         return json.loads(lines[-1])

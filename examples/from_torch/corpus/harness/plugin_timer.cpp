@@ -6,11 +6,12 @@
 // the plugin lists none). The same code, built as a module (plugin_timer_run), runs inside the
 // benchmark's Python process, where the profiler reads each tactic's kernel time.
 //
-//   plugin_timer LIB NS::OP [--in DTYPE:SHAPE]... [--out DTYPE:SHAPE]... [--alias OUT=IN]...
+//   plugin_timer LIB NS::OP [--in DTYPE:SHAPE[@HIGH]]... [--out DTYPE:SHAPE]... [--alias OUT=IN]...
 //                [--int NAME=1,2] [--float NAME=0.5] [--str NAME=TEXT] [--tactic N]
 // shapes as 2x3x8; dtypes float32, float16, bfloat16, int8, int32, int64. Inputs are filled with
-// the byte 0x3c (small finite values in every float type). An aliased output (an in-place op)
-// shares its input's memory.
+// the byte 0x3c (small finite values in every float type); an int32 or int64 input given @HIGH
+// holds integers spread over [0, HIGH) instead (labels, indices the kernel reads through). An
+// aliased output (an in-place op) shares its input's memory.
 #include "plugin_loading.h"
 
 #include <algorithm>
@@ -27,6 +28,7 @@ struct TensorSpec {
   nvinfer1::DataType type;
   std::size_t element;
   std::vector<std::int64_t> shape;
+  std::int64_t high = 0;  // > 0: integers in [0, high)
 };
 
 TensorSpec parse_tensor(const std::string& text) {
@@ -38,7 +40,35 @@ TensorSpec parse_tensor(const std::string& text) {
       {"int32", {nvinfer1::DataType::kINT32, 4}},   {"int64", {nvinfer1::DataType::kINT64, 8}}};
   const auto found = types.find(text.substr(0, colon));
   if (found == types.end()) fail("unknown dtype in '" + text + "'");
-  return {found->second.first, found->second.second, parse_ints(text.substr(colon + 1), 'x')};
+  const std::size_t at = text.find('@', colon);
+  TensorSpec spec{found->second.first, found->second.second,
+                  parse_ints(text.substr(colon + 1, at == std::string::npos ? std::string::npos
+                                                                            : at - colon - 1),
+                             'x')};
+  if (at != std::string::npos) {
+    const auto high = parse_ints(text.substr(at + 1), ',');
+    if (high.size() != 1 || high[0] <= 0) fail("expected @HIGH > 0 in '" + text + "'");
+    if (spec.type != nvinfer1::DataType::kINT32 && spec.type != nvinfer1::DataType::kINT64) {
+      fail("@HIGH is for int32 and int64 inputs, in '" + text + "'");
+    }
+    spec.high = high[0];
+  }
+  return spec;
+}
+
+// Integers spread over [0, high) (a multiplicative walk, so that neighbours differ).
+void fill_integers(void* device, const TensorSpec& spec) {
+  const auto count = static_cast<std::size_t>(std::max<std::int64_t>(1, numel(spec.shape)));
+  std::vector<std::int64_t> values(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    values[i] = static_cast<std::int64_t>((i * 7919u + 13u) % static_cast<std::size_t>(spec.high));
+  }
+  if (spec.type == nvinfer1::DataType::kINT64) {
+    check(cudaMemcpy(device, values.data(), count * 8, cudaMemcpyHostToDevice), "cudaMemcpy");
+    return;
+  }
+  std::vector<std::int32_t> narrow(values.begin(), values.end());
+  check(cudaMemcpy(device, narrow.data(), count * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
 }
 
 nvinfer1::PluginTensorDesc describe(const TensorSpec& spec) {
@@ -161,7 +191,11 @@ extern "C" int plugin_timer_run(int argc, char** argv, char* json, std::size_t c
     const auto bytes =
         static_cast<std::size_t>(std::max<std::int64_t>(1, numel(spec.shape))) * spec.element;
     check(cudaMalloc(&p, bytes), "cudaMalloc");
-    check(cudaMemset(p, 0x3c, bytes), "cudaMemset");
+    if (spec.high > 0) {
+      fill_integers(p, spec);
+    } else {
+      check(cudaMemset(p, 0x3c, bytes), "cudaMemset");
+    }
     in_ptrs.push_back(p);
   }
   for (std::size_t j = 0; j < out_specs.size(); ++j) {
