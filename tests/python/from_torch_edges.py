@@ -4,8 +4,11 @@ constexpr (`SOFTCAP: tl.constexpr`, passed at run time); a reciprocal the host c
 (`1.0 / temperature`); the tile count of an autotune config with a block of 2048 (a constant 1
 below 2048 columns); and requirements the samples must keep: an int attribute equal to an extent
 (F.layer_norm's `normalized_shape`) and an extent fixed by the fake; and an absent bias passed
-to the kernel as None (Liger's DyT), which Triton compiles as a constexpr; an output that starts
-as a copy of the input (`out = x.clone()`, then a kernel updating it in place)."""
+to the kernel as None (Liger's DyT), which Triton compiles as a constexpr (beside a constexpr that
+takes every size, `n_cols: tl.constexpr`, compiled on trial as a run-time argument); an output
+that starts as a copy of the input (`out = x.clone()`, then a kernel updating it in place); tiles
+of an output one longer than the input (`cdiv(T + 1, 256)`, which random lengths seldom tell from
+`cdiv(T, 256)`)."""
 from typing import Optional
 
 import torch
@@ -19,6 +22,7 @@ AUTOPLUGIN_EXAMPLES = [
     "test::maybe_bias(x=[4, 256], bias=[256])",
     "test::maybe_bias(x=[4, 256], bias=None)",
     "test::add_one_copy(x=[4, 1000])",
+    "test::pad_tail(x=[4, 300])",
 ]
 
 
@@ -103,7 +107,7 @@ def _(x, normalized_shape):
 
 
 @triton.jit
-def maybe_bias_kernel(x_ptr, bias_ptr, out_ptr, n_cols, HAS_BIAS: tl.constexpr,
+def maybe_bias_kernel(x_ptr, bias_ptr, out_ptr, n_cols: tl.constexpr, HAS_BIAS: tl.constexpr,
                       BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
@@ -147,3 +151,25 @@ def add_one_copy(x: torch.Tensor) -> torch.Tensor:
 @add_one_copy.register_fake
 def _(x):
     return torch.empty_like(x)
+
+
+@triton.jit
+def pad_tail_kernel(x_ptr, out_ptr, T, T_out, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    t = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * T + t, mask=t < T, other=0.0)
+    tl.store(out_ptr + row * T_out + t, x, mask=t < T_out)
+
+
+@torch.library.custom_op("test::pad_tail", mutates_args=())
+def pad_tail(x: torch.Tensor) -> torch.Tensor:
+    rows, T = x.shape
+    T_out = T + 1
+    out = torch.empty((rows, T_out), dtype=x.dtype, device=x.device)
+    pad_tail_kernel[(rows, triton.cdiv(T_out, 256))](x, out, T, T_out, BLOCK=256)
+    return out
+
+
+@pad_tail.register_fake
+def _(x):
+    return x.new_empty((x.shape[0], x.shape[1] + 1))

@@ -3,14 +3,15 @@ condition its fake does not state (the plugin would accept sizes the host code r
 `upcast_copy` passes its kernel a tensor it computes (`x.float()`), which a plugin cannot make;
 `row_sums_total` returns what PyTorch computes after its kernel (a sum), `shifted_copy` starts its
 output as what PyTorch computes (`x + 1`), `scaled_copy` scales its output with PyTorch after its
-kernel: a plugin runs the kernels only."""
+kernel: a plugin runs the kernels only; `transposed_copy` returns a transposed view of what its
+kernel writes (a plugin's output is contiguous in its shape)."""
 import torch
 import triton
 import triton.language as tl
 
 AUTOPLUGIN_EXAMPLES = ["test::aligned_copy(x=[8, 64])", "test::upcast_copy(x=[8, 64])",
                        "test::row_sums_total(x=[8, 64])", "test::shifted_copy(x=[8, 64])",
-                       "test::scaled_copy(x=[8, 64])"]
+                       "test::scaled_copy(x=[8, 64])", "test::transposed_copy(x=[8, 64])"]
 
 
 @triton.jit
@@ -78,5 +79,17 @@ def scaled_copy(x: torch.Tensor) -> torch.Tensor:
 
 
 @scaled_copy.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::transposed_copy", mutates_args=())
+def transposed_copy(x: torch.Tensor) -> torch.Tensor:
+    y = torch.empty((x.shape[1], x.shape[0]), dtype=x.dtype, device=x.device)
+    copy_kernel[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), BLOCK=256)
+    return y.t()
+
+
+@transposed_copy.register_fake
 def _(x):
     return torch.empty_like(x)

@@ -3,6 +3,7 @@ them) become plugin projects (the generated C++ holds the recovered launches and
 cannot be generated is refused with the argument, the source line and why. Needs torch and triton
 (no GPU). test_from_torch_host.py covers host code as users write it."""
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -257,6 +258,24 @@ class VariantsTest(unittest.TestCase):
         _, cmake = self.generate("from_torch_edges.py", "--op", "test::maybe_bias")
         self.assertIn('SIGNATURE "*fp32, *fp32, *fp32, i32, True, 256"', cmake)
         self.assertIn('SIGNATURE "*fp32, None, *fp32, i32, False, 256"', cmake)
+
+    def test_tiles_of_lengths_a_little_apart(self):
+        cpp, _ = self.generate("from_torch_edges.py", "--op", "test::pad_tail")
+        self.assertIn("make_grid(x.size(0), ap::triton::cdiv(out.size(1), 256))", cpp)
+
+    def test_a_case_runs_the_largest_variant(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(os.path.join(os.path.dirname(__file__), "from_torch_edges.py"),
+                                "--out", out, "--no-artefacts", "--op", "test::scaled_softcap",
+                                "--max-block", "512")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            folder = result.stdout.strip().splitlines()[-1]
+            with open(os.path.join(folder, "cases.json")) as f:
+                cases = {c["name"]: c for c in json.load(f)["cases"]}
+        # The example's rows of 256 select the block of 256; the family goes up to 512.
+        largest = cases["fp32_largest_variant_2_1"]
+        self.assertEqual([i["shape"] for i in largest["inputs"]], [[4, 512], [512]])
+        self.assertEqual(largest["expect_shapes"], [[4, 512]])
 
     def test_an_output_that_starts_as_a_copy_of_the_input(self):
         cpp, _ = self.generate("from_torch_edges.py", "--op", "test::add_one_copy")

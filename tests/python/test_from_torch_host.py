@@ -164,7 +164,9 @@ class SizeIntegersTest(unittest.TestCase):
 
         self.assertEqual(_size_integers(op, launch(
             n="x.numel()", stride="x.stride(0)", seed="seed", block="1024", odd="3",
-            group="floor_div(x.stride(0), num_groups)")), ["n", "stride", "block"])
+            group_stride="floor_div(x.stride(0), num_groups)",
+            per_group="floor_div(x.size(1), num_groups)", groups="num_groups")),
+            ["n", "stride", "block", "group_stride"])
         # Every integer a size, or none: the two builds SPECIALIZE makes already cover it.
         self.assertEqual(_size_integers(op, launch(n="x.numel()", rows="x.size(0)")), [])
         self.assertEqual(_size_integers(op, launch(seed="seed")), [])
@@ -227,7 +229,7 @@ class HostRefusalTest(unittest.TestCase):
                                 "test::aligned_copy")
             self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
             self.assertIn("its host code rejects sizes the plugin would accept", result.stderr)
-            self.assertIn('at from_torch_host_refusals.py:25 (assert x.shape[-1] % 4 == 0, "rows '
+            self.assertIn('at from_torch_host_refusals.py:26 (assert x.shape[-1] % 4 == 0, "rows '
                           'of a multiple of 4"): AssertionError', result.stderr)
             self.assertIn("State that condition in the fake implementation (torch._check(...))",
                           result.stderr)
@@ -235,7 +237,7 @@ class HostRefusalTest(unittest.TestCase):
                                 "test::upcast_copy", "--dtypes", "float32,float16")
             self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
             self.assertIn("argument 'x_ptr' of kernel 'copy_kernel' (from_torch_host_refusals.py:"
-                          "39: ", result.stderr)
+                          "40: ", result.stderr)
             self.assertIn("is, for float16 inputs, a tensor the host code computes with 'float'",
                           result.stderr)
             self.assertIn("make it an input of the op", result.stderr)
@@ -245,11 +247,15 @@ class HostRefusalTest(unittest.TestCase):
                     ("test::shifted_copy", "output 0 starts as what PyTorch computes (add at "
                      "from_torch_host_refusals.py:"),
                     ("test::scaled_copy", "the host code writes a tensor its kernels use with "
-                     "PyTorch (mul_ at from_torch_host_refusals.py:")]:
+                     "PyTorch (mul_ at from_torch_host_refusals.py:"),
+                    ("test::transposed_copy", "output 0 is returned as a view whose layout is "
+                     "not its own (shape [")]:
                 result = from_torch(module, "--out", out, "--no-artefacts", "--op", op)
                 self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
                 self.assertIn(message, result.stderr)
-                self.assertIn("a plugin runs the kernels only", result.stderr)
+                self.assertIn("the kernel write the output in its own layout"
+                              if op == "test::transposed_copy" else
+                              "a plugin runs the kernels only", result.stderr)
 
 
 if __name__ == "__main__":

@@ -511,18 +511,22 @@ def cpp_source(op, structures, dtypes, provenance):
 
 def _size_integers(op, launch):
     """The launch's integer parameters computed from sizes, strides and element counts alone
-    (no attribute: a seed or a group count is rarely a multiple of 16 where the sizes are), or
-    constant multiples of 16; empty where that is every integer parameter or none (the builds
-    SPECIALIZE makes already cover both)."""
+    (no attribute: a seed or a group count is rarely a multiple of 16 where the sizes are), a
+    stride or element count divided by an attribute (a group's stride, `C * H * W //
+    num_groups`: still a product of the other extents), or constant multiples of 16; empty where
+    that is every integer parameter or none (the builds SPECIALIZE makes already cover both)."""
     attributes = {a.name for a in op.arguments if a.kind != "Tensor" and "Tensor" not in a.kind}
     integers = [a for a in launch.arguments
                 if a.kind == "scalar" and a.triton_type in ("i32", "i64")]
+    per_group = re.compile(r"^floor_div\(\w+\.(stride\(\d+\)|numel\(\)), \w+\)$")
     sizes = []
     for argument in integers:
         text = argument.cpp.strip()
-        names = set(re.findall(r"(?<![.\w])([A-Za-z_]\w*)", text))
+        names = set(re.findall(r"(?<![.\w])([A-Za-z_]\w*)", text)) - {"floor_div"}
         if text.isdigit():
             aligned = int(text) % 16 == 0
+        elif per_group.match(text):
+            aligned = True
         else:
             aligned = (not names & attributes and
                        any(f".{atom}(" in text for atom in ("size", "numel", "stride")))
@@ -586,18 +590,23 @@ def _case_value(argument, value):
     return list(value) if isinstance(value, (list, tuple)) else value
 
 
+def _holds(op, structure, point):
+    """Whether the shape function's requirements and the families' ranges accept `point`."""
+    from .shapes import _values, holds as requirement_holds
+    values = _values(structure.traced.symbols, point)
+    return (all(requirement_holds(r, values) for r in structure.traced.requires) and
+            kernel_variants.within_limits(op, structure.launches, point))
+
+
 def _profile(op, structure, tensors):
     """Per tensor, the min and max shapes of a dynamic case: each extent halved and doubled
     where the shape function's requirements still hold."""
-    from .shapes import _values, holds as requirement_holds
     example = structure.example
     lows = {t.name: list(example[t.name]) for t in tensors}
     highs = {t.name: list(example[t.name]) for t in tensors}
 
     def holds(point):
-        values = _values(structure.traced.symbols, point)
-        return (all(requirement_holds(r, values) for r in structure.traced.requires) and
-                kernel_variants.within_limits(op, structure.launches, point))
+        return _holds(op, structure, point)
 
     for bound, change in ((lows, lambda e: max(1, e // 2)), (highs, lambda e: 2 * e)):
         for t in tensors:
@@ -608,6 +617,58 @@ def _profile(op, structure, tensors):
                 if holds(trial):
                     bound[t.name][axis] = change(extent)
     return lows, highs
+
+
+# A case that runs a family's largest variant keeps its inputs below this many elements.
+LARGEST_VARIANT_ELEMENTS = 1 << 23
+
+
+def _largest_variant_point(op, structure, tensors):
+    """The example with one extent grown (and the extents tied to it) so that each family's
+    driving size reaches its largest variant: the kernels the example's small sizes never run
+    (their most warps, their widest blocks), checked too. None where no extent does it within
+    the requirements and LARGEST_VARIANT_ELEMENTS."""
+    from .discover import GenerationError
+    from .fitting import Environment, point_atoms
+    example = structure.example
+    families = [v for launch in structure.launches for v in getattr(launch, "varying", [])
+                if v.bounded and v.size_of is not None and v.limit > 1]
+    if not families:
+        return None
+    family = max(families, key=lambda v: v.limit)
+
+    def size(point):
+        try:
+            return family.size_of(Environment(point_atoms(op, point)))
+        except (TypeError, ZeroDivisionError, KeyError, GenerationError):
+            return None
+
+    now = size(example)
+    if not now or now >= family.limit:
+        return None
+    for tensor in tensors:
+        for axis, extent in enumerate(example[tensor.name]):
+            grown = max(extent + 1, extent * family.limit // now)  # at most the limit
+            tied = [(t.name, k) for t in tensors for k, e in enumerate(example[t.name])
+                    if e == extent]
+            for changed in ([(tensor.name, axis)], tied):
+                trial = {k: (list(v) if isinstance(v, (list, tuple)) else v)
+                         for k, v in example.items()}
+                for name, k in changed:
+                    trial[name][k] = grown
+                reached = size(trial)
+                elements = sum(_numel(trial[t.name]) for t in tensors)
+                if (reached and family.limit // 2 < reached <= family.limit and
+                        elements <= LARGEST_VARIANT_ELEMENTS and _holds(op, structure, trial)):
+                    return trial
+    return None
+
+
+def _numel(shape):
+    count = 1
+    for extent in shape:
+        count *= extent
+    return count
 
 
 def _case_dtype(tensor, dtype):
@@ -630,6 +691,14 @@ def cases(op, structures, dtypes):
         lows, highs = _profile(op, structure, [t for t in tensors if example[t.name] is not None])
         tag = "_".join("0" if example[a.name] is None else str(len(example[a.name]))
                        for a in op.arguments if a.kind == "Tensor" or a.kind.endswith("[]"))
+        # The family's largest variant (its widest block, most warps), which the example's
+        # small sizes never select.
+        largest = _largest_variant_point(op, structure,
+                                         [t for t in tensors if example[t.name] is not None])
+        largest_shapes = None
+        if largest is not None:
+            largest_shapes = [list(s) for s in evaluate_shapes(
+                structure.traced.outputs, _values(structure.traced.symbols, largest))]
         for dtype in dtypes:
             # an absent Tensor? is null
             result.append({"name": f"{DTYPE_SHORT[dtype]}_static_{tag}",
@@ -642,6 +711,18 @@ def cases(op, structures, dtypes):
                             max=highs[t.name]) for t in tensors]
             result.append({"name": f"{DTYPE_SHORT[dtype]}_dynamic_{tag}", "inputs": dynamic,
                            "attributes": attributes, "expect_shapes": expected})
+            if largest is not None:
+                result.append({"name": f"{DTYPE_SHORT[dtype]}_largest_variant_{tag}",
+                               "inputs": [None if largest[t.name] is None else
+                                          dict(_case_dtype(t, dtype), shape=largest[t.name])
+                                          for t in tensors],
+                               "attributes": attributes, "expect_shapes": largest_shapes})
+    # Examples that differ only in attributes give cases of one name: numbered apart.
+    seen = {}
+    for case in result:
+        seen[case["name"]] = seen.get(case["name"], 0) + 1
+        if seen[case["name"]] > 1:
+            case["name"] += f"_{seen[case['name']]}"
     return {"op": op.qualname, "cases": result}
 
 
@@ -726,14 +807,33 @@ def ship_artefacts(op, structures, dtypes, directory, kernel_file_name, arch, lo
             capture_output=True, text=True)
 
     # One compile per kernel and dtype, side by side (a family of large blocks takes minutes).
+    from .discover import GenerationError
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         for launch, dtype, result in pool.map(compile_one, list(jobs)):
             if result.returncode != 0:
-                from .discover import GenerationError
                 raise GenerationError(
                     f"op '{op.qualname}': Triton could not compile '{launch.kernel_name}' "
                     f"for {launch.signature(dtype)} ({launch.where}): "
                     f"{result.stderr.strip().splitlines()[-1] if result.stderr else ''}")
+    for target, (launch, dtype) in jobs.items():
+        scratch = _scratch_memory(directory / "aot", target)
+        if scratch:
+            raise GenerationError(
+                f"op '{op.qualname}': kernel '{launch.kernel_name}' ({launch.where}) needs "
+                f"{scratch} bytes of Triton's global scratch memory per launch (device-side "
+                "tensor descriptors, tl.make_tensor_descriptor with triton.set_allocator), "
+                "which from-torch does not generate yet: load through pointers and strides, or "
+                "declare the op in C++ with the kernel's launch(grid, stream, scratch, ...) "
+                "(docs/triton.md)")
+
+
+def _scratch_memory(aot, target):
+    """The most global scratch memory (bytes per program) a compiled kernel or any variant of
+    its family asks for."""
+    manifest = json.loads((aot / f"{target}.json").read_text())
+    stems = [v["artefact"] for v in manifest["variants"]] if manifest.get("family") else [target]
+    return max(json.loads((aot / f"{stem}.json").read_text())
+               .get("global_scratch", {}).get("bytes", 0) for stem in stems)
 
 
 def file_digest(path):

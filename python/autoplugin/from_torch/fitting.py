@@ -149,6 +149,10 @@ def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
                               "make it a bool attribute of the op, or a constexpr")
     fit_values = [int(v) for v in fit_values]
     check_values = [int(v) for v in check_values]
+    # What to change: a kernel argument can be computed in the kernel; a grid cannot.
+    advice = ("Launch a grid of a simple combination (cdiv(n, BLOCK) per axis) and loop in the "
+              "kernel over the rest" if context.startswith("grid axis") else
+              "Compute it in the kernel from the sizes and attributes it is given")
     if len(set(fit_values + check_values)) == 1:
         return str(fit_values[0])
     for text, function in candidates(fit_envs, constants, max(fit_values + check_values)):
@@ -162,15 +166,13 @@ def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
             f"{context} cannot be recovered: its values {fit_values} at the sampled points are not "
             "a constant, a size, an element count, a stride, an attribute (element), or a simple "
             "combination of these (sum, difference, min, max, multiple, ceiling or floor division "
-            "by a constant or an int attribute, product of two, tiles over two extents). Compute "
-            "it in the kernel from the sizes and attributes it is given")
+            f"by a constant or an int attribute, product of two, tiles over two extents). {advice}")
     for env, value in zip(check_envs, check_values):
         if _integral(function(env)) != value:
             raise GenerationError(
                 f"{context} cannot be recovered: '{text}' matches the fitting samples but gives "
                 f"{function(env)} where the host code passes {value} "
-                f"(at {_describe(env)}). Compute it in the kernel from the sizes and attributes "
-                "it is given")
+                f"(at {_describe(env)}). {advice}")
     return text
 
 

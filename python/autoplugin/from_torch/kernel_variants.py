@@ -200,6 +200,16 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
                                          context)
         if derived:
             return derived
+    zero = next((env for env, v in zip(envs, plain) if v == 0), None)
+    if zero is not None and all(isinstance(v, int) and not isinstance(v, bool) and
+                                v & (v - 1) == 0 for v in plain):
+        from .fitting import _describe
+        raise GenerationError(
+            f"op '{op.qualname}': {context}: a power of two of the sizes that is 0 where a size "
+            f"is 0 or 1 (at {_describe(zero)}: triton.next_power_of_2(0) is 0, and no kernel "
+            "compiles for a block of 0), so the sizes it comes from could not be told: state in "
+            "the fake implementation that the size is at least 2 (torch._check(... >= 2)), or "
+            "floor the block in the host code (max(triton.next_power_of_2(n), 16))")
     raise GenerationError(
         f"op '{op.qualname}': {context}: a constexpr that changes with the shapes or attributes "
         f"({sorted({repr(v) for v in plain})}); generated: the next power of two of a size (an "

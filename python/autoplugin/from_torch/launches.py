@@ -428,6 +428,20 @@ def _run_body(op, point, dtype, arch=90, notes=None):
             raise GenerationError(f"op '{op.qualname}': its host code returns "
                                   f"{[type(t).__name__ for t in outputs]}; the schema declares "
                                   f"{op.num_outputs} tensor(s)")
+        for index, tensor in enumerate(outputs):
+            if not tensor.is_contiguous():
+                # A permuted view of what the kernel wrote (NHWC returned as NCHW): TensorRT
+                # hands the plugin the output contiguous, so the kernel would write another
+                # layout into it.
+                made = creations.made.get(storage_key(tensor))
+                where = f" ({made[1]}: {made[2]})" if made else ""
+                raise GenerationError(
+                    f"op '{op.qualname}': output {index} is returned as a view whose layout is "
+                    f"not its own (shape {list(tensor.shape)}, strides {list(tensor.stride())}, "
+                    f"of the buffer the host code allocates{where}); a plugin's output is "
+                    "contiguous in its shape, so its kernel would write another layout there: "
+                    "make the kernel write the output in its own layout (through its strides), "
+                    "and return the buffer the kernel writes")
     for key, name, _, _, launches_before in creations.writes:
         if name == "zero_" and launches_before == 0 and key in creations.made:
             creations.made[key] = ("zeros",) + creations.made[key][1:]
@@ -566,26 +580,32 @@ def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
     that changes with the shapes becomes a family of powers of two up to `max_block`."""
     rng = random.Random(seed)
     notes = set()
-    _relations_between_inputs(op, example, traced, rng, arch, example_equalities, notes, log)
+    # Samples run in the first dtype asked for (a launch that changes with the dtype is refused
+    # below, so each dtype's launcher is right).
+    sample = DTYPES[dtypes[0]]
+    _relations_between_inputs(op, example, traced, rng, arch, example_equalities, notes, log,
+                              sample)
     # Fitted on the points with one long axis each, the edge points the host code takes and
     # `samples` others; checked on the rest.
     points = _sample_points(op, example, traced.requires, traced.symbols, 0, rng, long_axes=True)
     others = _sample_points(op, example, traced.requires, traced.symbols,
                             2 * (samples + len(points)), rng)
-    runs = [_checked_run(op, point, torch.float32, arch, notes) for point in points + others]
+    runs = [_checked_run(op, point, sample, arch, notes, sample) for point in points + others]
     _kernels_do_the_writing(op, runs[0])
     for run in runs[1:]:
-        _same_launches(op, runs[0].records, run.records)
-    edges, edge_runs = _edge_points(op, example, traced, rng, arch, runs[0].records, notes)
+        _same_launches(op, runs[0].records, run.records, run.point)
+    edges, edge_runs = _edge_points(op, example, traced, rng, arch, runs[0].records, notes,
+                                    sample)
     samples += len(points) + len(edges)
     runs = runs[:len(points)] + edge_runs + runs[len(points):]
     points = points + edges + others
-    plugin_shapes = [_plugin_outputs(op, point, torch.float32) for point in points]
+    plugin_shapes = [_plugin_outputs(op, point, sample) for point in points]
     _note_host_allocations(op, runs[0], plugin_shapes[0], dtypes, arch, notes)
     envs = [fitting.environment(op, point, {k: list(t.shape) for k, t in run.inputs.items()},
                                 [list(t.shape) for t in outputs])
             for point, run, outputs in zip(points, runs, plugin_shapes)]
-    dtype_runs = {d: _checked_run(op, points[0], DTYPES[d], arch, notes) for d in dtypes}
+    dtype_runs = {d: _checked_run(op, points[0], DTYPES[d], arch, notes, sample)
+                  for d in dtypes}
     plugin_dtypes = {d: [t.dtype for t in _plugin_outputs(op, points[0], DTYPES[d])]
                      for d in dtypes}
     scratch = _scratch_buffers(op, runs, envs, samples, dtype_runs)
@@ -593,7 +613,7 @@ def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
     for position, record in enumerate(runs[0].records):
         recorded = [run.records[position] for run in runs]
 
-        probe = _Prober(op, example, traced, position, arch, points, runs[0].records)
+        probe = _Prober(op, example, traced, position, arch, points, runs[0].records, sample)
         launches.append(_recover_launch(op, position, record, recorded, envs, runs, samples,
                                         dtype_runs, scratch, plugin_dtypes, probe, max_block,
                                         arch, notes))
@@ -657,11 +677,12 @@ def _copied_outputs(op, run):
     return copied
 
 
-def _edge_points(op, example, traced, rng, arch, launches, notes):
+def _edge_points(op, example, traced, rng, arch, launches, notes, dtype):
     """Points a value may change at that random samples seldom reach, kept where the host code
     takes them with the same kernels: each float attribute at 0 and 1 (a feature a value turns
-    off: `DO_SOFTCAPPING = softcap != 0`), and each axis very long (16K to 100K: tiles of the
-    largest blocks, `cdiv(n, 2048)`), the others short. (points, their runs)"""
+    off: `DO_SOFTCAPPING = softcap != 0`), and each axis very long (16K to 100K, 2^16 and
+    2^16 + 1: tiles of the largest blocks, `cdiv(n, 2048)`), the others short. (points, their
+    runs)"""
     from .shapes import satisfy, tie, tied_extents
     ties = tied_extents(traced.requires, traced.symbols)
     candidates = []
@@ -680,22 +701,32 @@ def _edge_points(op, example, traced, rng, arch, launches, notes):
 
     for argument in op.tensors:
         for axis in range(len(example[argument.name] or [])):
-            for _ in range(64):  # until the fake's requirements hold (an even extent, ...)
-                point = {name: ([rng.randint(1, 2) for _ in v] if name in tensors and
-                                v is not None else list(v) if isinstance(v, list) else v)
-                         for name, v in example.items()}
-                point[argument.name][axis] = rng.randint(16384, 100000)
-                keep = (argument.name, axis)
-                satisfy(tie(point, ties, keep=keep), traced.requires, traced.symbols, keep=keep)
-                if accepted(point):
-                    candidates.append((point, keep))
-                    break
+            # A random length, and 2^16 and 2^16 + 1: a multiple of every block and one past
+            # it, where tiles of sizes a little apart part (`cdiv(T, 256)` and `cdiv(T + 1,
+            # 256)`, `cdiv(n, 2048)` and `cdiv(n // 2, 1024)`), which random lengths seldom
+            # tell apart.
+            # At 2^16 and 2^16 + 1 the other tensors keep the example's extents (a kernel
+            # size of 4 that makes `T + 1` an output's length), the long one's others short.
+            for length, others in ((lambda: rng.randint(16384, 100000), False),
+                                   (lambda: 65536, True), (lambda: 65537, True)):
+                for _ in range(64):  # until the fake's requirements hold (an even extent, ...)
+                    point = {name: ([rng.randint(1, 2) for _ in v] if name in tensors and
+                                    v is not None and (name == argument.name or not others)
+                                    else list(v) if isinstance(v, list) else v)
+                             for name, v in example.items()}
+                    point[argument.name][axis] = length()
+                    keep = (argument.name, axis)
+                    satisfy(tie(point, ties, keep=keep), traced.requires, traced.symbols,
+                            keep=keep)
+                    if accepted(point):
+                        candidates.append((point, keep))
+                        break
     points, runs = [], []
     for point, keep in candidates:
         if not accepted(point):
             continue
         try:
-            run = _run_body(op, point, torch.float32, arch)
+            run = _run_body(op, point, dtype, arch)
         except HostFailure:
             continue  # the host code refuses it: so does the plugin, or a family limit
         if [r.kernel for r in run.records] != [r.kernel for r in launches]:
@@ -733,9 +764,10 @@ class _Prober:
     launcher atom (an input's extent or an int attribute) and a value, or through `reach` with a
     size the sizes compute (`C * H * W // num_groups`)."""
 
-    def __init__(self, op, example, traced, position, arch, points, launches):
+    def __init__(self, op, example, traced, position, arch, points, launches,
+                 dtype=torch.float32):
         self.op, self.example, self.traced = op, example, traced
-        self.position, self.arch = position, arch
+        self.position, self.arch, self.dtype = position, arch, dtype
         self.kernels = [r.kernel for r in launches]  # what the host code launches at the example
         self.bases = [example] + points  # where `reach` starts from, the example first
 
@@ -843,7 +875,7 @@ class _Prober:
 
     def _launch_at(self, point):
         try:
-            records = _run_body(self.op, point, torch.float32, self.arch).records
+            records = _run_body(self.op, point, self.dtype, self.arch).records
         except HostFailure as failure:
             raise GenerationError(f"{failure.where.strip()}: {type(failure.error).__name__}: "
                                   f"{failure.error}") from None
@@ -855,12 +887,13 @@ class _Prober:
 
 
 
-def _checked_run(op, point, dtype, arch, notes):
-    """The host code's run at a point the plugin accepts: a failure there is a refusal."""
+def _checked_run(op, point, dtype, arch, notes, sample=torch.float32):
+    """The host code's run at a point the plugin accepts: a failure there is a refusal (`sample`:
+    the dtype the points are sampled in; another dtype that fails is the dtype's refusal)."""
     try:
         return _run_body(op, point, dtype, arch, notes)
     except HostFailure as failure:
-        if dtype != torch.float32:
+        if dtype != sample:
             raise GenerationError(
                 f"op '{op.qualname}': its host code rejects {str(dtype).replace('torch.', '')} "
                 f"inputs{failure.where}: {type(failure.error).__name__}: {failure.error}. "
@@ -910,7 +943,8 @@ def _note_host_allocations(op, run, plugin_outputs, dtypes, arch, notes):
                   "that shape and dtype")
 
 
-def _relations_between_inputs(op, example, traced, rng, arch, keep_assumed, notes, log):
+def _relations_between_inputs(op, example, traced, rng, arch, keep_assumed, notes, log,
+                              dtype=torch.float32):
     """Extents of different inputs equal in the example that the fake does not tie (y and x of a
     vector add): each is tried unequal; where the host code fails, it checks the equality (a
     requirement, with the line); where it does not, nothing says the kernel can take unequal
@@ -947,7 +981,7 @@ def _relations_between_inputs(op, example, traced, rng, arch, keep_assumed, note
         failure = None
         for point in points:
             try:
-                _run_body(op, point, torch.float32, arch)
+                _run_body(op, point, dtype, arch)
             except HostFailure as error:
                 failure = error
                 break
@@ -968,14 +1002,18 @@ def _relations_between_inputs(op, example, traced, rng, arch, keep_assumed, note
         traced.requires.append(relation)
 
 
-def _same_launches(op, first, second):
-    """The same kernels at every sampled point (or a refusal naming what differs)."""
+def _same_launches(op, first, second, point=None):
+    """The same kernels at every sampled point (or a refusal naming what differs, and where)."""
     if [r.kernel for r in first] != [r.kernel for r in second]:
+        where = f" (at {_show_point(op, point)})" if point is not None else ""
+        empty = ("; where no kernel runs, the host code likely returns early for empty sizes: "
+                 "state in the fake implementation the sizes it takes (torch._check(... >= 1)),"
+                 " so that the plugin requires them" if not second else "")
         raise GenerationError(f"op '{op.qualname}': the kernels launched change with the shapes "
                               f"or attributes ({[r.kernel.fn.__name__ for r in first]} vs "
-                              f"{[r.kernel.fn.__name__ for r in second]}); a plugin needs one "
-                              "launch sequence per structure: launch the same kernels at every "
-                              "size, or split the op where the sequence changes")
+                              f"{[r.kernel.fn.__name__ for r in second]}{where}); a plugin needs "
+                              "one launch sequence per structure: launch the same kernels at "
+                              f"every size, or split the op where the sequence changes{empty}")
 
 
 def _plain(value):
@@ -1095,10 +1133,48 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
                               f"'{kernel_name}' ({first.where}) are not generated: launch with "
                               "num_warps and num_stages only (other options at Triton's "
                               "defaults)")
+    _same_for_every_dtype(op, position, first, arguments, grid, family, dtype_runs)
     return RecoveredLaunch(kernel_name, Path(kernel.fn.__code__.co_filename).resolve(), grid,
                            arguments, int(options.get("num_warps", 4)),
                            int(options.get("num_stages", 3)), first.where, first.line, family,
                            first.config)
+
+
+def _same_for_every_dtype(op, position, first, arguments, grid, family, dtype_runs):
+    """Refuses a launch whose grid, scalars, family constexprs or options change with the dtype
+    at one point (`BLOCK = 1024 if x.dtype == torch.float32 else 2048`, `16 // element_size()`):
+    they are recovered from the samples in the first dtype, so another dtype's launcher would
+    run the first's grid with its own block (half the output unwritten). Constexprs the host
+    code picks per dtype without the grid changing (`OUT_DTYPE=tl.float16`) are generated per
+    dtype. A grid axis capped at a number of programs (`min(programs, rows)`: a persistent
+    kernel, which loops over the rest) may differ: the tutorial's occupancy differs by dtype,
+    and any count serves."""
+    varying = {v.name for v in family.varying} if family else set()
+    compared = [axis for axis, text in enumerate(grid)
+                if not text.startswith("std::min<std::int64_t>(")]
+    checked = [a.name for a in arguments if a.kind == "scalar" or a.name in varying]
+    sampled = next(iter(dtype_runs))  # the dtype the points were sampled in
+    for dtype, run in dtype_runs.items():
+        record = run.records[position]
+        what = None
+        if [record.grid[a] if a < len(record.grid) else 1 for a in compared] != \
+                [first.grid[a] if a < len(first.grid) else 1 for a in compared]:
+            what = ("the grid", list(first.grid), list(record.grid))
+        for name in checked:
+            if what is None and _plain(record.arguments[name]) != _plain(first.arguments[name]):
+                what = (f"argument '{name}'", _plain(first.arguments[name]),
+                        _plain(record.arguments[name]))
+        if what is None and ({k: _plain(v) for k, v in record.options.items()} !=
+                             {k: _plain(v) for k, v in first.options.items()}):
+            what = ("the launch options", dict(first.options), dict(record.options))
+        if what is not None:
+            raise GenerationError(
+                f"op '{op.qualname}': {what[0]} of kernel '{first.kernel.fn.__name__}' "
+                f"({first.where}: {first.line}) changes with the dtype ({sampled}: {what[1]}, "
+                f"{dtype}: {what[2]}, at the same sizes): launches are recovered from the "
+                f"samples in {sampled}, the first of --dtypes, so the other dtypes' launchers "
+                "would be wrong: make it the same for every dtype, or generate each dtype in a "
+                f"project of its own (--dtypes {dtype})")
 
 
 def _constexpr_text(value):
@@ -1213,7 +1289,9 @@ def _compile_problem(record, name, triton_type, arch):
         value = value if isinstance(value, torch.Tensor) else _plain(value)
         if parameter == name:
             type_name = triton_type
-        elif any(p.name == parameter and p.is_constexpr for p in function.params):
+        elif value is None or any(p.name == parameter and p.is_constexpr
+                                  for p in function.params):
+            # (an absent tensor passed as None is a constexpr, as the generated kernel has it)
             constants.append({"name": parameter, "value": aot.constexpr_text(value)})
             continue
         elif isinstance(value, torch.Tensor):
@@ -1301,13 +1379,17 @@ def _recover_pointer(op, name, context, position, recorded, runs, dtype_runs, sc
         if role is None:
             raise GenerationError(f"op '{op.qualname}': {context} is, for {dtype} inputs, {what}")
         if role != kind or (role != "workspace" and what != which):
-            raise GenerationError(f"op '{op.qualname}': {context} is {kind} {which} for float32 "
-                                  f"inputs but {role} {what} for {dtype} inputs; a plugin "
+            raise GenerationError(f"op '{op.qualname}': {context} is {kind} {which} for the first "
+                                  f"dtype's inputs but {role} {what} for {dtype} inputs; a plugin "
                                   "passes each kernel parameter the same tensor")
         element = plugin_dtypes[dtype][which] if kind == "output" else tensor.dtype
         if element not in TRITON_POINTER_TYPES:
-            raise GenerationError(f"op '{op.qualname}': {context} has dtype {element}, which "
-                                  "has no Triton pointer type here")
+            whose = "its output's dtype (the fake's)" if kind == "output" else "its dtype"
+            raise GenerationError(
+                f"op '{op.qualname}': {context}: {whose} is {element}, which from-torch does not "
+                "generate (float32, float16, bfloat16, float64, int8/16/32/64, uint8 and bool "
+                "are): give that tensor one of these dtypes (e.g. float8 bytes as uint8 in the "
+                "op's schema and its fake)")
         pointer_types[dtype] = "*" + TRITON_POINTER_TYPES[element]
     cpp = {"input": which, "output": fitting.output_name(op, which) if kind == "output" else "",
            "workspace": str(which)}[kind]
