@@ -896,8 +896,11 @@ def _checked_run(op, point, dtype, arch, notes, sample=torch.float32):
         if dtype != sample:
             raise GenerationError(
                 f"op '{op.qualname}': its host code rejects {str(dtype).replace('torch.', '')} "
-                f"inputs{failure.where}: {type(failure.error).__name__}: {failure.error}. "
-                "Generate with --dtypes that it takes") from None
+                f"inputs {failure.shapes}{failure.where}: {type(failure.error).__name__}: "
+                f"{failure.error}. Generate with --dtypes that it takes; or, where the check depends on the "
+                "dtype (through element_size()) and the sizes would suit it, state in the fake "
+                "a condition on the sizes that holds for every dtype (the fake is traced in "
+                "float32)") from None
         if isinstance(failure.error, (NameError, AttributeError, ImportError, TypeError)):
             raise GenerationError(
                 f"op '{op.qualname}': its host code fails at {failure.shapes}{failure.where}: "
