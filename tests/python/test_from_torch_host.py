@@ -109,10 +109,15 @@ class HostCodeAsWrittenTest(unittest.TestCase):
         # the fake is called positionally (its parameters are x, w; the op's X, W)
         self.assertIn("ap::require(X[1] >= 2,", cpp)
         self.assertIn('"X[1] == W[0] (the host code checks it, from_torch_relations.py:25)"', cpp)
-        cpp, _, _ = generated(self.out, "vector_add")
+        cpp, _, cases = generated(self.out, "vector_add")
         self.assertIn('"x[0] == y[0] (equal in the example; nothing in the fake or the host code '
                       'says so)"', cpp)
         self.assertIn("test::vector_add: note: requiring x[0] == y[0]", log)
+        # The dynamic case's profile changes the equal extents together.
+        dynamic = next(c for c in cases["cases"] if "_dynamic_" in c["name"])
+        x, y = dynamic["inputs"]
+        self.assertLess(x["min"][0], x["opt"][0])
+        self.assertEqual((x["min"], x["max"]), (y["min"], y["max"]))
 
     def test_example_equalities_can_be_dropped(self):
         with tempfile.TemporaryDirectory() as out:

@@ -611,11 +611,24 @@ def _profile(op, structure, tensors):
     for bound, change in ((lows, lambda e: max(1, e // 2)), (highs, lambda e: 2 * e)):
         for t in tensors:
             for axis, extent in enumerate(example[t.name]):
+                if bound[t.name][axis] != extent:
+                    continue  # changed with an extent tied to it
                 trial = dict(example)
                 trial[t.name] = list(bound[t.name])
                 trial[t.name][axis] = change(extent)
                 if holds(trial):
                     bound[t.name][axis] = change(extent)
+                    continue
+                # Extents the requirements tie to it (tokens of q, k and positions) change
+                # with it, or not at all.
+                tied = [(u.name, k) for u in tensors for k, e in enumerate(example[u.name])
+                        if e == extent]
+                trial = dict(example, **{u.name: list(bound[u.name]) for u in tensors})
+                for name, k in tied:
+                    trial[name][k] = change(extent)
+                if len(tied) > 1 and holds(trial):
+                    for name, k in tied:
+                        bound[name][k] = change(extent)
     return lows, highs
 
 

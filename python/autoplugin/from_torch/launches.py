@@ -981,6 +981,8 @@ def _relations_between_inputs(op, example, traced, rng, arch, keep_assumed, note
         points = [p for p in _sample_points(op, example, traced.requires + others, traced.symbols,
                                             6, rng)
                   if p[a[0]][a[1]] != p[b[0]][b[1]]]
+        if not points and _pinned(traced, symbol_of[a]) and _pinned(traced, symbol_of[b]):
+            continue  # the fake fixes both (`x.shape[1] == 4`): equal already, nothing to add
         failure = None
         for point in points:
             try:
@@ -1003,6 +1005,13 @@ def _relations_between_inputs(op, example, traced, rng, arch, keep_assumed, note
             log(f"{op.qualname}: note: not requiring {text} (--no-example-equalities)")
             continue
         traced.requires.append(relation)
+
+
+def _pinned(traced, symbol):
+    """Whether the fake's requirements fix the extent `symbol` to a constant."""
+    import sympy
+    return any(isinstance(r, sympy.Eq) and symbol in r.free_symbols and
+               len(r.free_symbols) == 1 for r in traced.requires)
 
 
 def _same_launches(op, first, second, point=None):
