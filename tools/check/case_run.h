@@ -113,6 +113,8 @@ class CaseRun {
   // An output's extents for `bindings`, -1 where data-dependent.
   std::vector<std::int64_t> extents(const nvinfer1::DimsExprs& e,
                                     const std::map<std::string, std::int64_t>& bindings) const;
+  // The dtype's default tolerance, with the case's atol and rtol where it gives them.
+  Tolerance case_tolerance(DType dtype) const;
   std::optional<std::vector<HostTensor>> execute(nvinfer1::IPluginV3& plugin,
                                                  const std::string& label, Point point);
   std::optional<std::vector<HostTensor>> reference_outputs();

@@ -86,6 +86,13 @@ std::optional<std::vector<HostTensor>> CaseRun::reference_outputs() {
 // inputs, elsewhere with seeded random ones), with exactly the workspace the plugin asked for and
 // guard bytes after every output and the workspace; returns the outputs, cut to their actual
 // extents where data-dependent.
+Tolerance CaseRun::case_tolerance(DType dtype) const {
+  Tolerance tolerance = default_tolerance(dtype);
+  if (case_.atol) tolerance.atol = *case_.atol;
+  if (case_.rtol) tolerance.rtol = *case_.rtol;
+  return tolerance;
+}
+
 std::optional<std::vector<HostTensor>> CaseRun::execute(nvinfer1::IPluginV3& plugin,
                                                         const std::string& label, Point point) {
   auto* runtime = runtime_of(plugin);
@@ -271,10 +278,7 @@ void CaseRun::tactics_and_runs() {
         for (int j = 0; j < nb_outputs_; ++j) {
           const HostTensor& e = (*expected)[std::size_t(j)];
           if (e.bytes.empty() && e.shape.empty()) continue;  // a size tensor
-          Tolerance tolerance = default_tolerance(e.dtype);
-          if (case_.atol) tolerance.atol = *case_.atol;
-          if (case_.rtol) tolerance.rtol = *case_.rtol;
-          if (auto mismatch = compare((*outputs)[std::size_t(j)], e, tolerance)) {
+          if (auto mismatch = compare((*outputs)[std::size_t(j)], e, case_tolerance(e.dtype))) {
             problems += (problems.empty() ? "" : "\n") + std::string("output ") +
                         std::to_string(j) + ": " + *mismatch;
           }
@@ -401,10 +405,7 @@ void CaseRun::serialization() {
                            : " (and " + std::to_string(again.size()) + " more runs give the same)");
           continue;
         }
-        Tolerance tolerance = default_tolerance(built.dtype);
-        if (case_.atol) tolerance.atol = *case_.atol;
-        if (case_.rtol) tolerance.rtol = *case_.rtol;
-        if (auto mismatch = compare(loaded, built, tolerance)) {
+        if (auto mismatch = compare(loaded, built, case_tolerance(built.dtype))) {
           problems += (problems.empty() ? "" : "\n") + which + ": " + *mismatch;
           continue;
         }

@@ -643,6 +643,7 @@ def _largest_variant_point(op, structure, tensors):
     the requirements and LARGEST_VARIANT_ELEMENTS."""
     from .discover import GenerationError
     from .fitting import Environment, point_atoms
+    from .launches import _numel
     example = structure.example
     families = [v for launch in structure.launches for v in getattr(launch, "varying", [])
                 if v.bounded and v.size_of is not None and v.limit > 1]
@@ -675,13 +676,6 @@ def _largest_variant_point(op, structure, tensors):
                         elements <= LARGEST_VARIANT_ELEMENTS and _holds(op, structure, trial)):
                     return trial
     return None
-
-
-def _numel(shape):
-    count = 1
-    for extent in shape:
-        count *= extent
-    return count
 
 
 def _case_dtype(tensor, dtype):
