@@ -306,6 +306,13 @@ class VariantsTest(unittest.TestCase):
                               r"\{ switch \(ap::triton::next_power_of_2\(x\.size\(1\)\)\) "
                               r"\{ case 1: return \d+; .* case 1024: return \d+; .*\}\(\), "
                               r"x\.size\(0\)\), 1, 1\)")
+        # A float32 row of 32,768 in 4 pipeline stages needs more shared memory than the GPU
+        # has: Triton's kernel does not load there (eager PyTorch raises OutOfResources), and a
+        # plugin computing an occupancy of 0 programs from it would write nothing.
+        self.assertIn("ap::require(x[1] <= 16384,", cpp)
+        self.assertIn("the host code refuses x[1] = 32768 (at persistent_softmax.py:51 "
+                      "(kernel._init_handles()): OutOfResources: out of resource: shared memory",
+                      cpp)
 
     def test_heuristics_select_the_variant(self):
         cpp, cmake = self.generate("from_torch_heuristics.py", "--max-block", "64")

@@ -195,7 +195,12 @@ class _WarmedUpKernel:
         self.n_spills = 0
 
     def _init_handles(self):
-        return None
+        # As Triton's own: a kernel that needs more shared memory than the GPU has does not load
+        # (the tutorial's 65,536-wide float32 rows with 4 stages), so the host code refuses that
+        # size rather than computing an occupancy of 0 programs from it.
+        from triton.runtime.errors import OutOfResources
+        if self.metadata.shared > MAX_SHARED_MEMORY:
+            raise OutOfResources(self.metadata.shared, MAX_SHARED_MEMORY, "shared memory")
 
     def __getitem__(self, grid):
         def launch(*args, **kwargs):
@@ -248,6 +253,7 @@ class _Stream:
 # What a host code may read about the GPU, as an H100/H200 (sm_90) reports it: a launch derived
 # from these (a grid of one program per multiprocessor, ...) is recovered for that GPU.
 MULTIPROCESSORS = 132
+MAX_SHARED_MEMORY = 232448  # bytes per block, opted in
 
 
 @contextlib.contextmanager
@@ -265,11 +271,12 @@ def cuda_patched(arch, notes):
                                      multi_processor_count=MULTIPROCESSORS,
                                      total_memory=80 << 30, max_threads_per_multi_processor=2048,
                                      warp_size=32, regs_per_multiprocessor=65536,
-                                     shared_memory_per_block_optin=232448)
+                                     shared_memory_per_block_optin=MAX_SHARED_MEMORY)
 
     def triton_properties(device=None):
         p = properties(device)
-        return {"multiprocessor_count": p.multi_processor_count, "max_shared_mem": 232448,
+        return {"multiprocessor_count": p.multi_processor_count,
+                "max_shared_mem": MAX_SHARED_MEMORY,
                 "max_num_regs": 65536, "warpSize": 32, "sm_clock_rate": 1980000,
                 "mem_clock_rate": 2619000, "mem_bus_width": 5120}
 
