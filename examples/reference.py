@@ -112,8 +112,9 @@ def scatter_reduce(self, index, src, attributes, shape_inputs):
 
 def sort(x, attributes, shape_inputs):
     # The kernel is always stable; stable=False allows any order of ties, the stable one included.
-    values, indices = torch.sort(x, dim=attributes.get("dim", -1),
-                                 descending=attributes.get("descending", False), stable=True)
+    # (bool fields arrive as 0 or 1)
+    values, indices = torch.sort(x, dim=int(attributes.get("dim", -1)),
+                                 descending=bool(attributes.get("descending", False)), stable=True)
     return [values, indices]
 
 

@@ -210,9 +210,12 @@ std::optional<std::string> compare(const HostTensor& actual, const HostTensor& e
   for (std::int64_t i = 0; i < actual.numel(); ++i) {
     const double a = actual.at(std::size_t(i));
     const double e = expected.at(std::size_t(i));
-    if (std::isnan(a) && std::isnan(e)) continue;
+    // Equal values match (inf - inf is NaN), as do two NaNs.
+    if (a == e || (std::isnan(a) && std::isnan(e))) continue;
     const double error = std::abs(a - e);
-    if (!(error <= tolerance.atol + tolerance.rtol * std::abs(e))) {
+    // An infinity matches only itself (rtol * inf would accept any value).
+    const bool finite = std::isfinite(a) && std::isfinite(e);
+    if (!finite || !(error <= tolerance.atol + tolerance.rtol * std::abs(e))) {
       if (mismatches < 3) text << (mismatches ? ", " : "") << "[" << i << "] " << a << " vs " << e;
       worst = std::max(worst, std::isnan(error) ? INFINITY : error);
       ++mismatches;

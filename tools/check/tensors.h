@@ -38,7 +38,8 @@ struct Tolerance {
 };
 Tolerance default_tolerance(DType dtype);
 
-// Nothing when `actual` matches `expected` within the tolerance (NaN matches NaN); otherwise a
+// Nothing when `actual` matches `expected` within the tolerance (equal values, infinities
+// included, match, and NaN matches NaN); otherwise a
 // description of the first mismatches and the largest error.
 std::optional<std::string> compare(const HostTensor& actual, const HostTensor& expected,
                                    Tolerance tolerance);

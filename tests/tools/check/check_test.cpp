@@ -16,6 +16,7 @@
 #include "check/library.h"
 #include "check/report.h"
 #include "check/resource_context.h"
+#include "check/tensors.h"
 
 namespace autoplugin::check {
 namespace {
@@ -179,6 +180,17 @@ TEST(CheckCaseFile, ReadsNanAndInfinitiesAmongFloatValues) {
   EXPECT_TRUE(std::isnan(values[1]));
   EXPECT_EQ(values[2], std::numeric_limits<double>::infinity());
   EXPECT_EQ(values[3], -std::numeric_limits<double>::infinity());
+}
+
+TEST(CheckCompare, EqualInfinitiesMatchExactlyAndOppositeOnesDoNot) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const HostTensor expected{DType::Float32, {4}, bytes_of<float>({-inf, inf, nan, 2.0f})};
+  EXPECT_EQ(compare(expected, expected, Tolerance{0, 0}), std::nullopt);
+  const HostTensor flipped{DType::Float32, {4}, bytes_of<float>({inf, inf, nan, 2.0f})};
+  const auto mismatch = compare(flipped, expected, Tolerance{1e-5, 1e-5});
+  ASSERT_TRUE(mismatch.has_value());
+  EXPECT_NE(mismatch->find("1 of 4 elements differ"), std::string::npos) << *mismatch;
 }
 
 TEST(CheckIsolation, ReportsHowTheChildEnded) {
