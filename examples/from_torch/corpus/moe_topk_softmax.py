@@ -99,7 +99,10 @@ def _(gating_output, topk, renormalize):
 
 def topk_softmax_reference(gating_output, topk, renormalize):
     probs = torch.softmax(gating_output.float(), dim=-1)
-    weights, ids = torch.topk(probs, topk, dim=-1)
+    # Equal probabilities in the lowest expert's order, as the kernel's tl.argmax takes them
+    # (torch.topk leaves the order of ties unspecified; wide float16 rows have many).
+    weights, ids = torch.sort(probs, dim=-1, descending=True, stable=True)
+    weights, ids = weights[:, :topk], ids[:, :topk]
     if renormalize:
         weights = weights / weights.sum(dim=-1, keepdim=True)
     return weights, ids.to(torch.int32)
