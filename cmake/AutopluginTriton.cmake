@@ -2,7 +2,7 @@
 #     SOURCE kernel.py KERNEL function SIGNATURE "*fp32:16, *fp32:16, i32, 1024"
 #     [NUM_WARPS 4] [NUM_STAGES 3] [ARCH 90] [NAMESPACE ns] [ARTEFACT_DIR dir]
 #     [VARIANTS "BLOCK=256, num_warps=2" "BLOCK=512|1024, EVEN=True|False" ...] [AUTOTUNE]
-#     [SPECIALIZE [SPECIALIZE_INTEGERS name...]])
+#     [SPECIALIZE [SPECIALIZE_INTEGERS name...] [SPECIALIZE_VALUES "K=4, D=128" ...]])
 #
 # A Triton kernel compiled ahead of time for one signature, as a static library NAME whose header
 # triton_kernels/NAME.h (in a folder, so that no kernel name shadows a system header) declares
@@ -33,7 +33,10 @@
 # addresses and these (so that an attribute such as a seed, rarely a multiple of 16, does not
 # cost the sizes their promise). A parameter annotated
 # `tl.constexpr` may be given a run-time type in the SIGNATURE (`i32`): the kernel takes it at
-# launch, where it only computes with the value.
+# launch, where it only computes with the value. Each SPECIALIZE_VALUES entry adds builds (before
+# the others) with those run-time parameters compiled as those values, as Triton's JIT compiles
+# a constexpr's value (a filter size's loop unrolled, a vocabulary's size folded): launch() takes
+# them where the arguments have exactly these values.
 #
 # Where Python can import triton, the kernel is compiled in the build (AUTOPLUGIN_TRITON_AOT=AUTO,
 # the default; ON requires it). Elsewhere the artefact shipped in ARTEFACT_DIR (NAME.json, .cubin,
@@ -136,6 +139,14 @@ function(_autoplugin_check_shipped_artefact name artefact source)
     list(APPEND mismatches "specialize_integers: artefact '${recorded}', call "
                            "'${expected_specialize_integers}'")
   endif()
+  string(JSON recorded ERROR_VARIABLE json_error GET "${json}" specialize_values)
+  if(json_error)
+    set(recorded "")
+  endif()
+  if(NOT "${recorded}" STREQUAL "${expected_specialize_values}")
+    list(APPEND mismatches "specialize_values: artefact '${recorded}', call "
+                           "'${expected_specialize_values}'")
+  endif()
   if(mismatches)
     list(JOIN mismatches "\n  " mismatches)
     # The path and the differences go on indented lines, which CMake prints unwrapped.
@@ -195,12 +206,12 @@ function(autoplugin_add_triton_kernel name)
   set(aot_scripts ${aot_script} ${aot_dir}/triton_aot_embed.py ${aot_dir}/triton_aot_family.py)
   cmake_parse_arguments(ARG "AUTOTUNE;SPECIALIZE"
                         "SOURCE;KERNEL;SIGNATURE;NUM_WARPS;NUM_STAGES;ARCH;NAMESPACE;ARTEFACT_DIR"
-                        "VARIANTS;SPECIALIZE_INTEGERS" ${ARGN})
+                        "VARIANTS;SPECIALIZE_INTEGERS;SPECIALIZE_VALUES" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS OR ARG_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "autoplugin_add_triton_kernel(${name}): unexpected or incomplete "
       "arguments: ${ARG_UNPARSED_ARGUMENTS} ${ARG_KEYWORDS_MISSING_VALUES} (keywords: SOURCE "
       "KERNEL SIGNATURE NUM_WARPS NUM_STAGES ARCH NAMESPACE ARTEFACT_DIR VARIANTS AUTOTUNE "
-      "SPECIALIZE SPECIALIZE_INTEGERS; quote "
+      "SPECIALIZE SPECIALIZE_INTEGERS SPECIALIZE_VALUES; quote "
       "the SIGNATURE and each variant)")
   endif()
   foreach(required SOURCE KERNEL SIGNATURE)
@@ -265,6 +276,20 @@ function(autoplugin_add_triton_kernel name)
     list(JOIN ARG_SPECIALIZE_INTEGERS "," listed)
     list(APPEND specialize_arguments "--specialize-integers=${listed}")
   endif()
+  # As the artefact records them: each entry's "NAME=VALUE" separated by ", ", joined by " / ".
+  set(recorded_values "")
+  foreach(entry IN LISTS ARG_SPECIALIZE_VALUES)
+    if(NOT ARG_SPECIALIZE)
+      message(FATAL_ERROR "autoplugin_add_triton_kernel(${name}): SPECIALIZE_VALUES needs "
+        "SPECIALIZE")
+    endif()
+    string(REGEX REPLACE "[ \t\n]*([,=])[ \t\n]*" "\\1" entry "${entry}")
+    string(STRIP "${entry}" entry)
+    list(APPEND specialize_arguments "--specialize-values=${entry}")
+    string(REPLACE "," ", " entry "${entry}")
+    list(APPEND recorded_values "${entry}")
+  endforeach()
+  list(JOIN recorded_values " / " expected_specialize_values)
 
   _autoplugin_find_triton()
   get_property(embed_python GLOBAL PROPERTY _AUTOPLUGIN_PYTHON)

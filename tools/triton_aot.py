@@ -26,7 +26,10 @@ multiple of 16 (ARTEFACT.s0), with `--specialize-integers a,b` every address and
 (the parameters that hold sizes and strides, which keep the promise where an attribute such as a
 seed does not), then every address; the artefact lists them, and the launch takes the first
 whose promises its arguments keep (vectorized loads and stores where the generic build cannot
-have them), else the generic build. A parameter annotated `tl.constexpr`
+have them), else the generic build. `--specialize-values "K=4, D=128"` (repeatable) adds, before
+those, builds with these run-time parameters compiled as constants (unrolled loops, folded
+arithmetic: what Triton's JIT compiles for a constexpr's value), taken where the arguments have
+exactly these values. A parameter annotated `tl.constexpr`
 may also be given a run-time type in SIG: the kernel then takes it at launch (a kernel that
 only computes with the value compiles so).
 
@@ -306,15 +309,20 @@ def compile_variant(args, kernel, parameters, constants, name, num_warps, num_st
     from triton.backends.compiler import GPUTarget
 
     function = kernel.jit
-    signature = {p["name"]: p["type"] for p in parameters}
+    # A parameter with a "value" is compiled as that constant (SPECIALIZE_VALUES): the kernel
+    # does not take it at run time.
+    run_time = [p for p in parameters if "value" not in p]
+    signature = {p["name"]: p["type"] for p in run_time}
     signature.update({c["name"]: "constexpr" for c in constants})
+    signature.update({p["name"]: "constexpr" for p in parameters if "value" in p})
     signature = {name: signature[name] for name in function.arg_names}
     constexprs = {c["name"]: parse_constexpr(c["value"]) for c in constants}
     constexprs = {name: triton.language.dtype(value) if isinstance(value, DtypeConstexpr)
                   else None if value is NONE else value for name, value in constexprs.items()}
+    constexprs.update({p["name"]: p["value"] for p in parameters if "value" in p})
     index = {name: i for i, name in enumerate(function.arg_names)}
     attrs = {(index[p["name"]],): [["tt.divisibility", 16]]
-             for p in parameters if p["divisibility"] == 16}
+             for p in run_time if p["divisibility"] == 16}
 
     source = triton.compiler.ASTSource(fn=function, signature=signature, constexprs=constexprs,
                                        attrs=attrs)
@@ -339,11 +347,11 @@ def compile_variant(args, kernel, parameters, constants, name, num_warps, num_st
 
     ptx = compiled.asm["ptx"]
     sizes = ptx_entry_parameters(ptx, metadata.name)
-    scratch_parameters = len(sizes) - len(parameters)
-    if not 0 <= scratch_parameters <= 2 or any(size != POINTER_SIZE for size in sizes[len(parameters):]):
+    scratch_parameters = len(sizes) - len(run_time)
+    if not 0 <= scratch_parameters <= 2 or any(size != POINTER_SIZE for size in sizes[len(run_time):]):
         raise UsageError(f"the compiled kernel has {len(sizes)} parameters for the signature's "
-                         f"{len(parameters)}; autoplugin knows up to two trailing scratch pointers")
-    check_parameter_sizes(parameters, sizes)
+                         f"{len(run_time)}; autoplugin knows up to two trailing scratch pointers")
+    check_parameter_sizes(run_time, sizes)
     global_scratch = getattr(metadata, "global_scratch_size", 0)
     profile_scratch = getattr(metadata, "profile_scratch_size", 0)
     if (global_scratch > 0 and scratch_parameters < 1) or (profile_scratch > 0 and scratch_parameters < 2):
@@ -408,21 +416,82 @@ def specialized_integers(args, parameters):
     return names
 
 
+def specialized_values(args, parameters, constexprs=()):
+    """--specialize-values as a list of ({name: value}, {constexpr: text}), one per build: each
+    name a run-time integer or float parameter of the signature, each value of its type; a name
+    among `constexprs` (a family's, or fixed) is a condition: the build is made for the variants
+    whose constexpr has that value (the variant the values select)."""
+    types = {p["name"]: p["type"] for p in parameters}
+    builds = []
+    for entry in getattr(args, "specialize_values", None) or []:
+        values, conditions = {}, {}
+        for part in filter(None, (part.strip() for part in entry.split(","))):
+            name, equals, text = (item.strip() for item in part.partition("="))
+            type_name = types.get(name, "")
+            if equals and name in constexprs:
+                conditions[name] = text
+                continue
+            if not equals or not (type_name in SPECIALIZED_INTEGERS or type_name in
+                                  ("i8", "i16", "fp32", "fp64")):
+                raise UsageError(f"--specialize-values {entry!r}: {part!r} is not NAME=VALUE of "
+                                 "a run-time integer or float parameter of the signature (or "
+                                 "of a constexpr, for the variants with that value)")
+            try:
+                values[name] = float(text) if type_name.startswith("fp") else int(text)
+            except ValueError:
+                raise UsageError(f"--specialize-values {entry!r}: {text!r} is not a "
+                                 f"{type_name} value") from None
+        if values and (values, conditions) not in builds:
+            builds.append((values, conditions))
+    if builds and not args.specialize:
+        raise UsageError("--specialize-values needs --specialize")
+    return builds
+
+
+def specialized_values_text(args, parameters, constexprs):
+    """--specialize-values as the artefact records it (and the shipped-artefact check compares
+    it with the CMake call): each entry's NAME=VALUE as written, joined by ", ", the entries by
+    " / "."""
+    specialized_values(args, parameters, constexprs)  # checked
+    return " / ".join(
+        ", ".join("=".join(item.strip() for item in part.partition("=")[::2])
+                  for part in entry.split(",") if part.strip())
+        for entry in getattr(args, "specialize_values", None) or [])
+
+
 def specialize(args, kernel, parameters, constants, stem, label, metadata, num_warps,
                num_stages):
     """With --specialize, the artefacts STEM.s<k> of the kernel compiled with each level of
-    specialization_promises (listed in `metadata`, the generic artefact's)."""
+    specialization_promises (listed in `metadata`, the generic artefact's): first for each build
+    of --specialize-values (its parameters compiled as those values), at each level and at none,
+    then at each level."""
     if not args.specialize:
         return []
+    levels = specialization_promises(parameters, specialized_integers(args, parameters))
+    builds = []
+    constexprs = {c["name"]: c["value"] for c in constants}
+    for values, conditions in specialized_values(args, parameters, constexprs):
+        if any(parse_constexpr(text) != parse_constexpr(constexprs[name])
+               for name, text in conditions.items()):
+            continue  # another variant's values
+        for promised in levels + [[]]:
+            # (a parameter compiled for a value needs no divisibility promise)
+            build = (values, [name for name in promised if name not in values])
+            if build not in builds:
+                builds.append(build)
+    builds += [({}, promised) for promised in levels]
     results = []
-    for promised in specialization_promises(parameters, specialized_integers(args, parameters)):
-        promising = [dict(p, divisibility=16 if p["name"] in promised else p["divisibility"])
+    for values, promised in builds:
+        promising = [dict(p, divisibility=16 if p["name"] in promised else p["divisibility"],
+                          **({"value": values[p["name"]]} if p["name"] in values else {}))
                      for p in parameters]
         try:
             specialized = compile_variant(args, kernel, promising, constants,
                                           f"{stem}.s{len(results)}", num_warps, num_stages)
         except UsageError as error:
-            raise UsageError(f"{label} with {', '.join(promised)} multiples of 16: {error}")
+            promises = [f"{', '.join(promised)} multiples of 16"] if promised else []
+            promises += [f"{name} = {value}" for name, value in values.items()]
+            raise UsageError(f"{label} with {'; '.join(promises)}: {error}")
         # Aligned data can make the compiler pipeline deeper: a build may need more shared
         # memory than the generic one; the launch runs the generic build where it does not fit.
         results.append((f"{stem}.s{len(results)}", *specialized))
@@ -456,6 +525,8 @@ def compile_kernel(args):
                                                args.num_warps, args.num_stages)
         metadata["specialize"] = bool(args.specialize)
         metadata["specialize_integers"] = ", ".join(specialized_integers(args, parameters))
+        metadata["specialize_values"] = specialized_values_text(
+            args, parameters, [c["name"] for c in constants])
         return [(args.name, metadata, cubin, ptx)] + specialize(
             args, kernel, parameters, constants, args.name, args.name, metadata,
             args.num_warps, args.num_stages)
@@ -491,6 +562,8 @@ def compile_kernel(args):
         "autotune": bool(args.autotune),
         "specialize": bool(args.specialize),
         "specialize_integers": ", ".join(specialized_integers(args, parameters)),
+        "specialize_values": specialized_values_text(args, parameters,
+                                                     [c["name"] for c in constants]),
         "heuristics": kernel.heuristics,
         "variants": listed,
     }
@@ -580,6 +653,12 @@ def main(argv=None):
                                 help="with --specialize, one more build between the two: every "
                                      "address and these integer parameters (comma-separated) "
                                      "multiples of 16")
+    compile_parser.add_argument("--specialize-values", metavar="NAME=VALUE,...",
+                                action="append",
+                                help="with --specialize, builds of the kernel with these run-time "
+                                     "parameters compiled as these values (a constexpr the "
+                                     "signature gives a run-time type), taken where the "
+                                     "arguments have them; repeatable, one build each")
     compile_parser.add_argument("--out-dir", required=True)
     compile_parser.add_argument("--depfile", help="write a Makefile-style depfile here")
     compile_parser.set_defaults(run=compile_command)

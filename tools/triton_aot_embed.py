@@ -12,6 +12,7 @@ import json
 import math
 import re
 import shutil
+import struct
 from pathlib import Path
 from typing import NamedTuple
 
@@ -261,6 +262,10 @@ def read_artefact(artefact):
             launch_parameter_type(entry["type"])
         except UsageError as error:
             raise UsageError(f"{json_path}: parameter '{entry['name']}': {error}")
+        if "value" in entry and (isinstance(entry["value"], bool) or not isinstance(
+                entry["value"], float if entry["type"].startswith("fp") else int)):
+            raise UsageError(f"{json_path}: parameter '{entry['name']}': the value it was "
+                             f"compiled for, {entry['value']!r}, is not a {entry['type']}")
     for i, entry in enumerate(field(list, "constants")):
         if not (isinstance(entry, dict) and isinstance(entry.get("name"), str) and
                 isinstance(entry.get("value"), str)):
@@ -276,13 +281,14 @@ def read_artefact(artefact):
         sizes = ptx_entry_parameters(ptx.decode("utf-8", "replace"), metadata["function"])
     except UsageError as error:
         raise UsageError(f"{ptx_path}: {error}")
-    described = len(metadata["parameters"]) + metadata["scratch_parameters"]
+    run_time = [p for p in metadata["parameters"] if "value" not in p]  # not compiled for a value
+    described = len(run_time) + metadata["scratch_parameters"]
     if len(sizes) != described:
         raise UsageError(f"{artefact}: the kernel {metadata['function']} in the PTX takes "
                          f"{len(sizes)} parameters; the .json describes {described} (the files "
                          "are from different compilations: regenerate the artefact)")
     try:
-        check_parameter_sizes(metadata["parameters"], sizes)
+        check_parameter_sizes(run_time, sizes)
     except UsageError as error:
         raise UsageError(f"{artefact}: {error} (the files are from different compilations: "
                          "regenerate the artefact)")
@@ -354,10 +360,22 @@ def parameter_table(parameters, table_name="kParameters"):
     table = f"const autoplugin::triton::Parameter {table_name}[] = {{\n"
     for parameter in parameters:
         param_type, _ = launch_parameter_type(parameter["type"])
+        compiled = ("true", f"{value_bits(parameter):#x}u") if "value" in parameter else ("false", 0)
         table += (f"    {{{c_string(parameter['name'])}, {c_string(parameter['type'])}, "
                   f"autoplugin::triton::ParamType::{param_type}, "
-                  f"{parameter['divisibility']}}},\n")
+                  f"{parameter['divisibility']}, {compiled[0]}, {compiled[1]}}},\n")
     return table + "};\n", table_name
+
+
+def value_bits(parameter):
+    """The bits autoplugin::triton::Argument holds for the value a parameter was compiled for
+    (a float's pattern; an integer two's complement in 64 bits)."""
+    value = parameter["value"]
+    if parameter["type"] == "fp32":
+        return struct.unpack("<I", struct.pack("<f", value))[0]
+    if parameter["type"] == "fp64":
+        return struct.unpack("<Q", struct.pack("<d", value))[0]
+    return int(value) % (1 << 64)
 
 
 def image_fields(label, metadata, suffix, parameters_span, constants_span, specializations):
@@ -386,8 +404,10 @@ def specialization_images(label, suffix, specializations, constants_span):
     for k, (metadata, cubin, ptx) in enumerate(specializations):
         own = f"{suffix}_s{k}"
         promised = ", ".join(p["name"] for p in metadata["parameters"] if p["divisibility"] > 1)
+        promises = [f"multiples of 16: {promised}"] if promised else []
+        promises += [f"{p['name']} = {p['value']}" for p in metadata["parameters"] if "value" in p]
         table, parameters_span = parameter_table(metadata["parameters"], f"kParameters{own}")
-        fields = image_fields(f"{label}[multiples of 16: {promised}]", metadata, own,
+        fields = image_fields(f"{label}[{'; '.join(promises)}]", metadata, own,
                               parameters_span, constants_span, "{}")
         text += (code_arrays(own, cubin, ptx) + table +
                  f"const autoplugin::triton::KernelImage kImage{own}{{\n" +
@@ -442,7 +462,7 @@ def namespace_lines(namespace):
 
 def read_specializations(artefact, metadata):
     """[(metadata, cubin, ptx)] of the artefacts DIR/NAME.s<k> that `metadata` (of DIR/NAME)
-    lists: the same kernel with more divisibility promises."""
+    lists: the same kernel with more promises (divisibility, parameters compiled for a value)."""
     stems = metadata.get("specializations", [])
     if not isinstance(stems, list):
         raise UsageError(f"{artefact}.json: specializations is not a list")
@@ -459,7 +479,7 @@ def read_specializations(artefact, metadata):
             not specialized[0].get("specializations"))
         if not same:
             raise UsageError(f"{Path(artefact).parent / stem}: not the kernel of {artefact} with "
-                             "more divisibility promises (the files are from different "
+                             "more promises (the files are from different "
                              "compilations: regenerate the artefact)")
         result.append(specialized)
     return result

@@ -54,6 +54,12 @@ struct Parameter {
   // 16 when the signature promised Triton that the value (an address, for pointers) is a
   // multiple of 16 (":16"); 1 otherwise. The kernel was optimized assuming it, so it is checked.
   std::uint32_t divisibility;
+  // In a build compiled for one value of this parameter (a constexpr the generic build takes at
+  // run time, as Triton's JIT compiles one kernel per value it sees): the kernel has no such
+  // parameter; launch() takes this build only where the argument is that value (its bits as
+  // Argument holds them).
+  bool compiled_value = false;
+  std::uint64_t value_bits = 0;
 };
 
 // A constexpr argument the kernel was specialized for (not passed at launch).
@@ -86,9 +92,10 @@ struct KernelImage {
   std::uint32_t global_scratch_align;
   std::uint32_t profile_scratch_bytes;
   std::uint32_t profile_scratch_align;
-  // The same kernel compiled with more divisibility promises (addresses and integers multiples
-  // of 16, as Triton's JIT specializes them), most promised first: launch() takes the first whose
-  // promises the arguments keep, else this image. Empty unless compiled with SPECIALIZE.
+  // The same kernel compiled with more promises (addresses and integers multiples of 16, as
+  // Triton's JIT specializes them; parameters compiled for one value), most promised first:
+  // launch() takes the first whose promises the arguments keep, else this image. Empty unless
+  // compiled with SPECIALIZE or SPECIALIZE_VALUES.
   std::span<const KernelImage* const> specializations = {};
 };
 
@@ -228,7 +235,8 @@ class PackedArguments {
                                    std::string_view compiled);
 
 // The image launch() runs for these arguments: the first of image.specializations whose
-// divisibility promises they keep and whose scratch memory fits `scratch`, else `image` (launch()
+// promises (divisibility, compiled values) they keep and whose scratch memory fits `scratch`,
+// else `image` (launch()
 // also takes `image` where the specialization does not fit the device).
 const KernelImage& specialization_for(const KernelImage& image,
                                       std::initializer_list<Argument> arguments, Grid grid,

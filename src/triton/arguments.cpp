@@ -128,6 +128,10 @@ ScratchLayout scratch_layout(const KernelImage& image, Grid grid) {
   return layout;
 }
 
+bool keeps_value(const Parameter& parameter, const Argument& argument) noexcept {
+  return !parameter.compiled_value || argument.bits() == parameter.value_bits;
+}
+
 bool divisible(const Parameter& parameter, const Argument& argument) noexcept {
   if (parameter.divisibility <= 1) return true;
   return is_signed(parameter.type)
@@ -145,7 +149,8 @@ const KernelImage& specialization_for(const KernelImage& image,
     bool keeps = true;
     std::size_t index = 0;
     for (const Argument& argument : arguments) {
-      keeps = keeps && divisible(specialized->parameters[index++], argument);
+      const Parameter& parameter = specialized->parameters[index++];
+      keeps = keeps && divisible(parameter, argument) && keeps_value(parameter, argument);
     }
     if (!keeps) continue;
     try {
@@ -227,6 +232,7 @@ PackedArguments::PackedArguments(const KernelImage& image,
                 parameter_list(image) + "); the launch passed " + std::to_string(arguments.size()));
   }
   std::size_t index = 0;
+  std::size_t packed = 0;  // parameters compiled for a value are not passed
   for (const Argument& argument : arguments) {
     const Parameter& parameter = image.parameters[index];
     // Messages are built only on failure: this runs in every enqueue.
@@ -253,9 +259,19 @@ PackedArguments::PackedArguments(const KernelImage& image,
                   ": the kernel was compiled assuming it is (':" +
                   std::to_string(parameter.divisibility) + "' in the signature)");
     }
-    values_[index] = argument.bits();
-    sizes_[index] = static_cast<std::uint8_t>(param_type_size(parameter.type));
+    if (parameter.compiled_value) {
+      if (!keeps_value(parameter, argument)) {
+        throw Error(where() + " has the bits " + hex(argument.bits()) +
+                    "; this build of the kernel was compiled for the value whose bits are " +
+                    hex(parameter.value_bits));
+      }
+      ++index;
+      continue;
+    }
+    values_[packed] = argument.bits();
+    sizes_[packed] = static_cast<std::uint8_t>(param_type_size(parameter.type));
     ++index;
+    ++packed;
   }
 
   const ScratchLayout layout = scratch_layout(image, grid);
@@ -278,11 +294,11 @@ PackedArguments::PackedArguments(const KernelImage& image,
       layout.global_bytes > 0 ? base : 0,
       layout.profile_bytes > 0 ? base + layout.profile_offset : 0};
   for (int k = 0; k < image.scratch_parameters && k < 2; ++k) {
-    values_[index] = scratch_addresses[k];
-    sizes_[index] = sizeof(void*);
-    ++index;
+    values_[packed] = scratch_addresses[k];
+    sizes_[packed] = sizeof(void*);
+    ++packed;
   }
-  count_ = index;
+  count_ = packed;
   for (std::size_t i = 0; i < count_; ++i) pointers_[i] = &values_[i];
 }
 

@@ -204,6 +204,9 @@ class RunTimeConstexprTest(unittest.TestCase):
             cpp, cmake, _ = generated(out, "row_double")
             self.assertIn('SIGNATURE "*fp32, *fp32, i32, constexpr"', cmake)
             self.assertIn('/* n_cols */ checked_i32(x.size(1), "n_cols")', cpp)
+            # Also compiled in for the example's value, in the variant the example selects (as
+            # Triton's JIT compiles a constexpr's value).
+            self.assertIn('SPECIALIZE\n  SPECIALIZE_VALUES "n_cols=40, BLOCK=64")', cmake)
             # The str default is escaped in the schema's C++ literal.
             self.assertIn('AUTOPLUGIN_OP("test::row_double(Tensor x, str label=\\"\\") -> '
                           'Tensor",', cpp)

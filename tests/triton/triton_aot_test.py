@@ -53,7 +53,7 @@ def write_artefact(directory, name, parameters=(), constants=(), scratch_paramet
     metadata.update(overrides)
     if ptx_parameters is None:
         ptx_parameters = ["u64" if p["type"].startswith("*") else PTX_TYPES[p["type"]]
-                          for p in parameters] + ["u64"] * scratch_parameters
+                          for p in parameters if "value" not in p] + ["u64"] * scratch_parameters
     entry = ",\n".join(f"\t.param .{t} kernel_fn_param_{i}" for i, t in enumerate(ptx_parameters))
     base = Path(directory) / name
     Path(f"{base}.json").write_text(json.dumps(metadata, indent=2))
@@ -196,8 +196,9 @@ class EmbedTest(unittest.TestCase):
         self.assertIn("0x0a,0};\n", source)  # the PTX is terminated
         cubin_rows = source.split("kCubin")[1].split("};")[0].splitlines()[1:]
         self.assertEqual([row.count("0x") for row in cubin_rows], [16] * 16 + [2])
-        self.assertIn('    {"x", "*fp32", autoplugin::triton::ParamType::Pointer, 16},\n'
-                      '    {"n", "i32", autoplugin::triton::ParamType::I32, 1},\n', source)
+        self.assertIn('    {"x", "*fp32", autoplugin::triton::ParamType::Pointer, 16, false, 0},\n'
+                      '    {"n", "i32", autoplugin::triton::ParamType::I32, 1, false, 0},\n',
+                      source)
         self.assertIn('  static const autoplugin::triton::KernelImage kImage{\n'
                       '      "kern",\n      "kernel_fn",\n      "sig",\n      90,\n'
                       '      kCubin,\n      kPtx,\n      kParameters,\n      kConstants,\n'
@@ -265,7 +266,7 @@ class EmbedTest(unittest.TestCase):
         artefacts = [path for folder in (root / "tests" / "triton" / "aot",
                                          root / "examples" / "circular_pad_triton" / "aot")
                      for path in sorted(folder.glob("*.json")) if "." not in path.stem]
-        self.assertEqual(len(artefacts), 9)
+        self.assertEqual(len(artefacts), 10)
         for artefact in artefacts:
             with self.subTest(artefact=artefact.name):
                 header, source = self.embed(artefact.with_suffix(""), namespace="shipped")
@@ -479,6 +480,58 @@ class SpecializationTest(unittest.TestCase):
                     self.parameters)
             self.assertIn(message, str(raised.exception))
 
+    def test_values_a_build_is_compiled_for(self):
+        arguments = argparse.Namespace(
+            specialize=True, specialize_values=["n = 4096, m=7", "n=16", "n=16", "n=8, BLOCK=64"])
+        # A constexpr's value is a condition: the build is for the variants with that value.
+        self.assertEqual(triton_aot.specialized_values(arguments, self.parameters, ["BLOCK"]),
+                         [({"n": 4096, "m": 7}, {}), ({"n": 16}, {}), ({"n": 8}, {"BLOCK": "64"})])
+        self.assertEqual(triton_aot.specialized_values_text(arguments, self.parameters, ["BLOCK"]),
+                         "n=4096, m=7 / n=16 / n=16 / n=8, BLOCK=64")
+        for listed, specialize, message in (
+                ("x=3", True, "'x=3' is not NAME=VALUE of a run-time integer or float parameter"),
+                ("n", True, "'n' is not NAME=VALUE"),
+                ("n=1.5", True, "'1.5' is not a i32 value"),
+                ("n=4", False, "--specialize-values needs --specialize")):
+            with self.assertRaises(triton_aot.UsageError) as raised:
+                triton_aot.specialized_values(
+                    argparse.Namespace(specialize=specialize, specialize_values=[listed]),
+                    self.parameters)
+            self.assertIn(message, str(raised.exception))
+
+    def test_a_variant_gets_the_builds_for_its_own_constexpr_values(self):
+        compiled = []
+
+        def compile_variant(args, kernel, parameters, constants, name, num_warps, num_stages):
+            compiled.append((name, {p["name"]: p.get("value") for p in parameters if "value" in p},
+                             [p["name"] for p in parameters if p["divisibility"] == 16]))
+            return {}, b"", ""
+
+        original = triton_aot.compile_variant
+        triton_aot.compile_variant = compile_variant
+        self.addCleanup(setattr, triton_aot, "compile_variant", original)
+        arguments = argparse.Namespace(specialize=True, specialize_integers=None,
+                                       specialize_values=["n=8, BLOCK=64", "n=9, BLOCK=128"])
+        parameters = [parameter("x", "*fp32"), parameter("n", "i32")]
+        metadata = {}
+        triton_aot.specialize(arguments, None, parameters, [constant("BLOCK", "64")], "k.0",
+                              "k[BLOCK=64]", metadata, 4, 3)
+        # n = 8 with the address promised, then alone; then the usual levels
+        self.assertEqual(compiled, [("k.0.s0", {"n": 8}, ["x"]), ("k.0.s1", {"n": 8}, []),
+                                    ("k.0.s2", {}, ["x", "n"]), ("k.0.s3", {}, ["x"])])
+        self.assertEqual(metadata["specializations"], ["k.0.s0", "k.0.s1", "k.0.s2", "k.0.s3"])
+
+    def test_a_build_for_a_value_lists_it_and_passes_no_argument_for_it(self):
+        valued = [dict(p, value=4096) if p["name"] == "n" else p for p in self.parameters]
+        base = write_artefact(self.dir, "spec", parameters=self.parameters, specialize=True,
+                              specializations=["spec.s0"])
+        write_artefact(self.dir, "spec.s0", parameters=valued)
+        triton_aot.embed(str(base), "", self.dir / "out")
+        source = (self.dir / "out" / "spec.cpp").read_text()
+        self.assertIn('"spec[multiples of 16: y; n = 4096]"', source)
+        self.assertIn('{"n", "i32", autoplugin::triton::ParamType::I32, 1, true, 0x1000u}',
+                      source)
+
     def test_images_list_their_specializations(self):
         base = write_specialized(self.dir, "spec", self.parameters)
         triton_aot.embed(str(base), "", self.dir / "out")
@@ -492,7 +545,7 @@ class SpecializationTest(unittest.TestCase):
         for stem, promised in (("s0", ["16", "16", "16", "1", "1", "16"]),
                                ("s1", ["16", "16", "1", "1", "1", "1"])):
             table = re.search(rf"kParameters_{stem}\[\] = \{{(.*?)\}};", source, re.S).group(1)
-            self.assertEqual(re.findall(r"ParamType::\w+, (\d+)\}", table), promised)
+            self.assertEqual(re.findall(r"ParamType::\w+, (\d+), false, 0\}", table), promised)
         # The generic image (the one launch() is given) lists them; they list none.
         image = re.search(r"static const autoplugin::triton::KernelImage kImage\{(.*?)\};",
                           source, re.S).group(1)

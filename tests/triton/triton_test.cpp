@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -19,6 +20,7 @@
 #include "triton_kernels/test_scalars.h"
 #include "triton_kernels/test_scale_add.h"
 #include "triton_kernels/test_scale_add_specialized.h"
+#include "triton_kernels/test_scale_add_values.h"
 #include "triton_kernels/test_tile_copy.h"
 
 namespace {
@@ -29,6 +31,7 @@ using autoplugin_test::test_row_scale;
 using autoplugin_test::test_scalars;
 using autoplugin_test::test_scale_add;
 using autoplugin_test::test_scale_add_specialized;
+using autoplugin_test::test_scale_add_values;
 using autoplugin_test::test_tile_copy;
 using ::testing::HasSubstr;
 
@@ -188,6 +191,41 @@ TEST(TritonSpecialization, LaunchTakesTheMostPromisedImageTheArgumentsKeep) {
                 {address(0x1000), address(0x2000), address(0x3000), std::int32_t{16}, 0.5f},
                 tr::make_grid(1), {}),
             &test_scale_add::image());
+}
+
+TEST(TritonSpecialization, BuildsForAValueAreTakenForThatValueOnlyAndNotPassedIt) {
+  const tr::KernelImage& image = test_scale_add_values::image();
+  // n = 4096, alpha = 0.5 with the addresses' promise, then without; then the usual two.
+  ASSERT_EQ(image.specializations.size(), 4u);
+  const tr::KernelImage& valued = *image.specializations[0];
+  EXPECT_THAT(valued.name, HasSubstr("multiples of 16: x, y, out; n = 4096; alpha = 0.5"));
+  ASSERT_EQ(valued.parameters.size(), 5u);
+  EXPECT_TRUE(valued.parameters[3].compiled_value);
+  EXPECT_EQ(valued.parameters[3].value_bits, 4096u);
+  EXPECT_TRUE(valued.parameters[4].compiled_value);
+  EXPECT_EQ(valued.parameters[4].value_bits, std::bit_cast<std::uint32_t>(0.5f));
+  EXPECT_FALSE(image.specializations[2]->parameters[3].compiled_value);
+  const auto chosen = [&](std::uintptr_t y, std::int32_t n, float alpha) {
+    return &tr::specialization_for(image, {address(0x1000), address(y), address(0x3000), n, alpha},
+                                   tr::make_grid(1), {});
+  };
+  EXPECT_EQ(chosen(0x2000, 4096, 0.5f), &valued);
+  EXPECT_EQ(chosen(0x2004, 4096, 0.5f), image.specializations[1]);   // the value, no alignment
+  EXPECT_EQ(chosen(0x2000, 4096, 0.25f), image.specializations[2]);  // another alpha
+  EXPECT_EQ(chosen(0x2000, 4112, 0.5f), image.specializations[2]);
+  // The kernel has no parameter for n and alpha: they are not passed.
+  tr::PackedArguments packed(
+      valued, {address(0x1000), address(0x2000), address(0x3000), std::int32_t{4096}, 0.5f},
+      tr::make_grid(1), {});
+  EXPECT_EQ(packed.count(), 3u + static_cast<std::size_t>(valued.scratch_parameters));
+  EXPECT_EQ(packed.bytes(2).size(), 8u);
+  const std::string other = error_of([&] {
+    tr::PackedArguments wrong(
+        valued, {address(0x1000), address(0x2000), address(0x3000), std::int32_t{100}, 0.5f},
+        tr::make_grid(1), {});
+  });
+  EXPECT_THAT(other, HasSubstr("argument 3 ('n', i32) has the bits 0x64; this build of the "
+                               "kernel was compiled for the value whose bits are 0x1000"));
 }
 
 TEST(TritonPacking, EveryScalarTypeHasItsKernelSize) {

@@ -5,7 +5,7 @@ import torch
 import triton
 import triton.language as tl
 
-AUTOPLUGIN_EXAMPLES = ["unsloth::rope(Q=[2, 7, 8, 64], cos=[7, 32], sin=[7, 32])"]
+AUTOPLUGIN_EXAMPLES = ["unsloth::rope(Q=[2, 7, 32, 128], cos=[7, 64], sin=[7, 64])"]
 
 ROPE_GROUP_SIZE = 4
 MAX_FUSED_SIZE = 65536

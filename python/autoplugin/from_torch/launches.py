@@ -71,6 +71,9 @@ class RecoveredLaunch:
     line: str
     family: object = None  # kernel_variants.Family when constexprs change with the shapes
     config: object = None  # kernel_variants.AutotuneConfig: launched by that config's tactic
+    # Builds for the values the run-time constexprs have at the example (SPECIALIZE_VALUES), each
+    # {name: value as the signature writes it}, with the family's constexprs there (the variant).
+    value_builds: list = field(default_factory=list)
 
     @property
     def varying(self):
@@ -1079,6 +1082,7 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
     constexprs = {p.name for p in kernel.params if p.is_constexpr}
     arguments = []
     family = None
+    run_time_constexprs = []
     for name in first.arguments:
         values = [r.arguments[name] for r in recorded]
         context = f"argument '{name}' of kernel '{kernel_name}' ({first.where}: {first.line})"
@@ -1093,6 +1097,7 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
                     argument = _run_time_constexpr(op, name, first, values, fit_envs,
                                                    check_envs, context, refusal, arch, notes,
                                                    probe)
+                    run_time_constexprs.append(name)
                 arguments.append(argument)
                 continue
             # A constexpr the host code picks per dtype (`OUT_DTYPE=tl.float16` for half inputs)
@@ -1153,10 +1158,18 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
                               "num_warps and num_stages only (other options at Triton's "
                               "defaults)")
     _same_for_every_dtype(op, position, first, arguments, grid, family, dtype_runs)
+    value_builds = []
+    if run_time_constexprs:
+        # Triton's JIT compiles each value of a constexpr: the generic build takes it at run
+        # time, and a build for the example's values (the sizes the user deploys) folds them.
+        example = probe.at_example().arguments
+        value_builds.append({name: _constexpr_text(example[name]) for name in
+                             run_time_constexprs +
+                             [v.name for v in (family.varying if family else [])]})
     return RecoveredLaunch(kernel_name, Path(kernel.fn.__code__.co_filename).resolve(), grid,
                            arguments, int(options.get("num_warps", 4)),
                            int(options.get("num_stages", 3)), first.where, first.line, family,
-                           first.config)
+                           first.config, value_builds)
 
 
 def _same_for_every_dtype(op, position, first, arguments, grid, family, dtype_runs):
