@@ -1,7 +1,7 @@
 // Triton AOT kernels launched on a GPU through autoplugin::triton (no Python): scalar
-// parameters of every type, an fp32 scalar, scratch memory, argument checks before any launch,
-// and a module that cannot load reported as an error (never exit()). Exits 77 (skipped) when
-// there is no GPU.
+// parameters of every type, an fp32 scalar, specialized builds (for alignment, for values),
+// scratch memory, argument checks before any launch, and a module that cannot load reported as
+// an error (never exit()). Exits 77 (skipped) when there is no GPU.
 #include <autoplugin/error.h>
 #include <autoplugin/triton.h>
 #include <cuda_runtime.h>
@@ -21,6 +21,7 @@
 #include "triton_kernels/test_scalars.h"
 #include "triton_kernels/test_scale_add.h"
 #include "triton_kernels/test_scale_add_specialized.h"
+#include "triton_kernels/test_scale_add_values.h"
 #include "triton_kernels/test_tile_copy.h"
 
 namespace {
@@ -31,6 +32,7 @@ using autoplugin_test::test_row_scale;
 using autoplugin_test::test_scalars;
 using autoplugin_test::test_scale_add;
 using autoplugin_test::test_scale_add_specialized;
+using autoplugin_test::test_scale_add_values;
 using autoplugin_test::test_tile_copy;
 
 int failures = 0;
@@ -120,6 +122,44 @@ void specialized_images(cudaStream_t stream) {
       if (out[i] != (inside ? 0.5f * x[i] + y[i] : 0.0f)) ++wrong;
     }
     expect(wrong == 0, std::string("scale_add specialized, ") + c.what + ": " +
+                           std::to_string(wrong) + " wrong");
+  }
+}
+
+// The builds compiled for n = 4096 and alpha = 0.5 (not passed those arguments) compute what the
+// generic one does, and the others serve other values.
+void value_images(cudaStream_t stream) {
+  const int n = 4096 + 64;
+  std::vector<float> x(n), y(n);
+  for (int i = 0; i < n; ++i) {
+    x[i] = static_cast<float>(i % 89) * 0.5f;
+    y[i] = 2.0f - static_cast<float>(i % 11);
+  }
+  DeviceBuffer<float> dx(n), dy(n), dout(n);
+  dx.write(x);
+  dy.write(y);
+  struct Case {
+    const char* what;
+    int offset;
+    int count;
+    float alpha;
+  };
+  for (const Case& c : {Case{"n = 4096, alpha = 0.5, aligned", 0, 4096, 0.5f},
+                        Case{"n = 4096, alpha = 0.5, misaligned", 1, 4096, 0.5f},
+                        Case{"n = 4096, alpha = 0.25 (no build for it)", 0, 4096, 0.25f},
+                        Case{"n = 4095, alpha = 0.5", 0, 4095, 0.5f}}) {
+    cuda(cudaMemset(dout.data, 0, n * sizeof(float)), "cudaMemset");
+    test_scale_add_values::launch(tr::make_grid(tr::cdiv(c.count, test_scale_add_values::BLOCK)),
+                                  stream, dx.data + c.offset, dy.data + c.offset,
+                                  dout.data + c.offset, c.count, c.alpha);
+    cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    const std::vector<float> out = dout.read();
+    int wrong = 0;
+    for (int i = 0; i < n; ++i) {
+      const bool inside = i >= c.offset && i < c.offset + c.count;
+      if (out[i] != (inside ? c.alpha * x[i] + y[i] : 0.0f)) ++wrong;
+    }
+    expect(wrong == 0, std::string("scale_add with value builds, ") + c.what + ": " +
                            std::to_string(wrong) + " wrong");
   }
 }
@@ -282,6 +322,7 @@ int main() {
   try {
     fp32_scalar(stream);
     specialized_images(stream);
+    value_images(stream);
     every_scalar_type(stream);
     scratch_memory(stream);
     checks_before_launch(stream);
