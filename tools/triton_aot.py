@@ -3,15 +3,17 @@
 
     triton_aot.py compile --source kernel.py --kernel NAME --signature SIG --name ARTEFACT
                           [--num-warps 4] [--num-stages 3] [--arch 90] --out-dir DIR
-                          [--variant SPEC ...] [--autotune] [--specialize] [--depfile FILE]
+                          [--variant SPEC ...] [--autotune] [--specialize] [--jobs N]
+                          [--depfile FILE]
     triton_aot.py embed --artefact DIR/ARTEFACT [--namespace NS] --out-dir OUT
     triton_aot.py ship --artefact DIR/ARTEFACT --to SHIPPED_DIR
 
 `compile` (needs Triton) writes DIR/ARTEFACT.cubin, DIR/ARTEFACT.ptx and DIR/ARTEFACT.json (the
 metadata the C++ side needs: run-time parameters with their sizes, constexprs, warps, shared
-memory, scratch needs). FILE, a Makefile-style depfile, lists what the result depends on besides
-the kernel source: the Python modules it imported from outside the installed packages, and the
-installed Triton.
+memory, scratch needs); with `--jobs N`, up to N of its compilations (a family's variants, the
+specializations) run at once, each in a forked process. FILE, a Makefile-style depfile, lists
+what the result depends on besides the kernel source: the Python modules it imported from
+outside the installed packages, and the installed Triton.
 
 A FAMILY of variants is compiled when the signature leaves constexprs to the variants (the entry
 `constexpr`) or the kernel's @triton.autotune configs are asked for (`--autotune`): each `--variant
@@ -53,10 +55,12 @@ sizes (an fp32 scalar is 4 bytes, not a double) and the number of trailing scrat
 (which differs between Triton versions) come from the compiler's output.
 """
 import argparse
+import concurrent.futures
 import hashlib
 import importlib.util
 import itertools
 import json
+import multiprocessing
 import os
 import site
 import sys
@@ -459,12 +463,21 @@ def specialized_values_text(args, parameters, constexprs):
         for entry in getattr(args, "specialize_values", None) or [])
 
 
-def specialize(args, kernel, parameters, constants, stem, label, metadata, num_warps,
-               num_stages):
-    """With --specialize, the artefacts STEM.s<k> of the kernel compiled with each level of
-    specialization_promises (listed in `metadata`, the generic artefact's): first for each build
-    of --specialize-values (its parameters compiled as those values), at each level and at none,
-    then at each level."""
+class Build(NamedTuple):
+    """One compilation of the kernel, written as the artefact STEM."""
+    stem: str
+    parameters: list
+    constants: list  # every constexpr's value
+    num_warps: int
+    num_stages: int
+    name: str  # the metadata's
+    context: str = ""  # what a compile error is prefixed with
+
+
+def specialization_builds(args, parameters, constants, stem, label, num_warps, num_stages):
+    """With --specialize, the builds STEM.s<k> of the kernel with each level of
+    specialization_promises: first for each build of --specialize-values (its parameters
+    compiled as those values), at each level and at none, then at each level."""
     if not args.specialize:
         return []
     levels = specialization_promises(parameters, specialized_integers(args, parameters))
@@ -480,23 +493,56 @@ def specialize(args, kernel, parameters, constants, stem, label, metadata, num_w
             if build not in builds:
                 builds.append(build)
     builds += [({}, promised) for promised in levels]
-    results = []
-    for values, promised in builds:
+    result = []
+    for k, (values, promised) in enumerate(builds):
         promising = [dict(p, divisibility=16 if p["name"] in promised else p["divisibility"],
                           **({"value": values[p["name"]]} if p["name"] in values else {}))
                      for p in parameters]
-        try:
-            specialized = compile_variant(args, kernel, promising, constants,
-                                          f"{stem}.s{len(results)}", num_warps, num_stages)
-        except UsageError as error:
-            promises = [f"{', '.join(promised)} multiples of 16"] if promised else []
-            promises += [f"{name} = {value}" for name, value in values.items()]
-            raise UsageError(f"{label} with {'; '.join(promises)}: {error}")
+        promises = [f"{', '.join(promised)} multiples of 16"] if promised else []
+        promises += [f"{name} = {value}" for name, value in values.items()]
         # Aligned data can make the compiler pipeline deeper: a build may need more shared
         # memory than the generic one; the launch runs the generic build where it does not fit.
-        results.append((f"{stem}.s{len(results)}", *specialized))
-    metadata["specializations"] = [result[0] for result in results]
-    return results
+        result.append(Build(f"{stem}.s{k}", promising, constants, num_warps, num_stages,
+                            f"{stem}.s{k}", f"{label} with {'; '.join(promises)}: "))
+    return result
+
+
+def _compile_build(args, kernel, build):
+    try:
+        return compile_variant(args, kernel, build.parameters, build.constants, build.name,
+                               build.num_warps, build.num_stages)
+    except UsageError as error:
+        raise UsageError(f"{build.context}{error}") from None
+
+
+_FORKED = None  # (args, kernel, builds) for the forked compile processes
+
+
+def _compile_forked(index):
+    args, kernel, builds = _FORKED
+    try:
+        return _compile_build(args, kernel, builds[index])
+    except UsageError:
+        raise
+    except Exception as error:  # noqa: BLE001 - Triton's errors need not survive pickling
+        raise UsageError(f"{builds[index].context}{type(error).__name__}: {error}") from None
+
+
+def compile_builds(args, kernel, builds):
+    """(metadata, cubin, ptx) of each build, in order; --jobs of them at once, each in a forked
+    process (a family's variants and their specializations are independent compilations, and
+    Triton's compiler is not made for threads)."""
+    global _FORKED
+    jobs = min(getattr(args, "jobs", 1) or 1, len(builds))
+    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return [_compile_build(args, kernel, build) for build in builds]
+    _FORKED = (args, kernel, builds)
+    try:
+        with concurrent.futures.ProcessPoolExecutor(
+                jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            return list(pool.map(_compile_forked, range(len(builds))))
+    finally:
+        _FORKED = None
 
 
 def variants_requested(args):
@@ -521,31 +567,39 @@ def compile_kernel(args):
     parameters, constants = parse_signature(args.signature, kernel.jit.arg_names, args.kernel)
     is_family = args.autotune or args.variant or any(c["value"] == VARYING for c in constants)
     if not is_family:
-        metadata, cubin, ptx = compile_variant(args, kernel, parameters, constants, args.name,
-                                               args.num_warps, args.num_stages)
+        builds = [Build(args.name, parameters, constants, args.num_warps, args.num_stages,
+                        args.name)]
+        builds += specialization_builds(args, parameters, constants, args.name, args.name,
+                                        args.num_warps, args.num_stages)
+        compiled = compile_builds(args, kernel, builds)
+        metadata = compiled[0][0]
         metadata["specialize"] = bool(args.specialize)
         metadata["specialize_integers"] = ", ".join(specialized_integers(args, parameters))
         metadata["specialize_values"] = specialized_values_text(
             args, parameters, [c["name"] for c in constants])
-        return [(args.name, metadata, cubin, ptx)] + specialize(
-            args, kernel, parameters, constants, args.name, args.name, metadata,
-            args.num_warps, args.num_stages)
+        if args.specialize:
+            metadata["specializations"] = [build.stem for build in builds[1:]]
+        return [(build.stem, *result) for build, result in zip(builds, compiled)]
     variants = family_variants(args, kernel, constants)
-    results, listed = [], []
+    per_variant, listed = [], []  # each variant's builds: its own, then its specializations
     for index, variant in enumerate(variants):
         values = [{"name": c["name"], "value": variant["constexprs"].get(c["name"], c["value"])}
                   for c in constants]
         label = f"{args.name}[{describe_variant(variant['constexprs'], variant['config'])}]"
-        try:
-            metadata, cubin, ptx = compile_variant(args, kernel, parameters, values, label,
-                                                   variant["num_warps"], variant["num_stages"])
-        except UsageError as error:
-            raise UsageError(f"variant {index} ({label}): {error}")
         stem = f"{args.name}.{index}"
-        results.append((stem, metadata, cubin, ptx))
-        results += specialize(args, kernel, parameters, values, stem, label, metadata,
-                              variant["num_warps"], variant["num_stages"])
+        per_variant.append(
+            [Build(stem, parameters, values, variant["num_warps"], variant["num_stages"], label,
+                   f"variant {index} ({label}): ")] +
+            specialization_builds(args, parameters, values, stem, label, variant["num_warps"],
+                                  variant["num_stages"]))
         listed.append(dict(variant, artefact=stem))
+    compiled = iter(compile_builds(args, kernel, [b for own in per_variant for b in own]))
+    results = []
+    for own in per_variant:
+        mine = [(build.stem, *next(compiled)) for build in own]
+        if args.specialize:
+            mine[0][1]["specializations"] = [build.stem for build in own[1:]]
+        results += mine
     manifest = {
         "format": ARTEFACT_FORMAT,
         "family": True,
@@ -659,6 +713,9 @@ def main(argv=None):
                                      "parameters compiled as these values (a constexpr the "
                                      "signature gives a run-time type), taken where the "
                                      "arguments have them; repeatable, one build each")
+    compile_parser.add_argument("--jobs", type=int, default=1,
+                                help="compile up to N builds (variants, specializations) at once, "
+                                     "each in a process of its own")
     compile_parser.add_argument("--out-dir", required=True)
     compile_parser.add_argument("--depfile", help="write a Makefile-style depfile here")
     compile_parser.set_defaults(run=compile_command)

@@ -7,6 +7,7 @@ triton_aot_embed.py and triton_aot_family.py). Standard library only.
 import argparse
 import importlib.util
 import json
+import os
 import re
 import subprocess
 import sys
@@ -19,6 +20,7 @@ SCRIPT = HERE.parents[1] / "tools" / "triton_aot.py"
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 spec = importlib.util.spec_from_file_location("triton_aot", SCRIPT)
 triton_aot = importlib.util.module_from_spec(spec)
+sys.modules["triton_aot"] = triton_aot  # as imported: its compile processes find its functions
 spec.loader.exec_module(triton_aot)
 triton_aot_embed = sys.modules["triton_aot_embed"]  # the standard-library half it imports
 UsageError = triton_aot.UsageError
@@ -500,26 +502,38 @@ class SpecializationTest(unittest.TestCase):
             self.assertIn(message, str(raised.exception))
 
     def test_a_variant_gets_the_builds_for_its_own_constexpr_values(self):
-        compiled = []
+        arguments = argparse.Namespace(specialize=True, specialize_integers=None,
+                                       specialize_values=["n=8, BLOCK=64", "n=9, BLOCK=128"])
+        parameters = [parameter("x", "*fp32"), parameter("n", "i32")]
+        builds = triton_aot.specialization_builds(arguments, parameters,
+                                                  [constant("BLOCK", "64")], "k.0", "k[BLOCK=64]",
+                                                  4, 3)
+        compiled = [(b.stem, {p["name"]: p["value"] for p in b.parameters if "value" in p},
+                     [p["name"] for p in b.parameters if p["divisibility"] == 16])
+                    for b in builds]
+        # n = 8 with the address promised, then alone; then the usual levels
+        self.assertEqual(compiled, [("k.0.s0", {"n": 8}, ["x"]), ("k.0.s1", {"n": 8}, []),
+                                    ("k.0.s2", {}, ["x", "n"]), ("k.0.s3", {}, ["x"])])
+        self.assertEqual(builds[1].context, "k[BLOCK=64] with n = 8: ")
 
+    def test_builds_compile_in_processes_in_order_and_errors_name_the_build(self):
         def compile_variant(args, kernel, parameters, constants, name, num_warps, num_stages):
-            compiled.append((name, {p["name"]: p.get("value") for p in parameters if "value" in p},
-                             [p["name"] for p in parameters if p["divisibility"] == 16]))
-            return {}, b"", ""
+            if name == "bad":
+                raise RuntimeError("no such layout")
+            return {"name": name, "pid": os.getpid()}, name.encode(), ""
 
         original = triton_aot.compile_variant
         triton_aot.compile_variant = compile_variant
         self.addCleanup(setattr, triton_aot, "compile_variant", original)
-        arguments = argparse.Namespace(specialize=True, specialize_integers=None,
-                                       specialize_values=["n=8, BLOCK=64", "n=9, BLOCK=128"])
-        parameters = [parameter("x", "*fp32"), parameter("n", "i32")]
-        metadata = {}
-        triton_aot.specialize(arguments, None, parameters, [constant("BLOCK", "64")], "k.0",
-                              "k[BLOCK=64]", metadata, 4, 3)
-        # n = 8 with the address promised, then alone; then the usual levels
-        self.assertEqual(compiled, [("k.0.s0", {"n": 8}, ["x"]), ("k.0.s1", {"n": 8}, []),
-                                    ("k.0.s2", {}, ["x", "n"]), ("k.0.s3", {}, ["x"])])
-        self.assertEqual(metadata["specializations"], ["k.0.s0", "k.0.s1", "k.0.s2", "k.0.s3"])
+        builds = [triton_aot.Build(f"k.{i}", [], [], 4, 3, f"k.{i}") for i in range(6)]
+        for jobs in (1, 3):
+            results = triton_aot.compile_builds(argparse.Namespace(jobs=jobs), None, builds)
+            self.assertEqual([r[1] for r in results], [f"k.{i}".encode() for i in range(6)])
+            pids = {r[0]["pid"] for r in results}
+            self.assertEqual(len(pids) > 1 or os.getpid() not in pids, jobs > 1)
+        failing = builds[:2] + [triton_aot.Build("k.s0", [], [], 4, 3, "bad", "k with x: ")]
+        with self.assertRaisesRegex(UsageError, "^k with x: RuntimeError: no such layout$"):
+            triton_aot.compile_builds(argparse.Namespace(jobs=3), None, failing)
 
     def test_a_build_for_a_value_lists_it_and_passes_no_argument_for_it(self):
         valued = [dict(p, value=4096) if p["name"] == "n" else p for p in self.parameters]

@@ -819,6 +819,8 @@ def ship_artefacts(op, structures, dtypes, directory, kernel_file_name, arch, lo
                 target = _kernel_target(op, structures, launch, dtype)
                 if target not in jobs:
                     jobs[target] = (launch, dtype)
+    # The kernels compile side by side, and each family's variants too, on every core.
+    jobs_each = max(1, (os.cpu_count() or 1) // len(jobs))
     values_by_target = {}
     for dtype in dtypes:
         values_by_target.update(_value_builds(structures, lambda launch, dtype=dtype:
@@ -832,7 +834,7 @@ def ship_artefacts(op, structures, dtypes, directory, kernel_file_name, arch, lo
              "--signature", launch.signature(dtype), "--name", target,
              "--num-warps", str(launch.num_warps), "--num-stages",
              str(launch.num_stages), "--arch", str(arch), "--out-dir",
-             str(directory / "aot"), "--specialize"] +
+             str(directory / "aot"), "--specialize", "--jobs", str(jobs_each)] +
             [f"--specialize-integers={name}" for name in
              [",".join(_size_integers(op, launch))] if name] +
             [f"--specialize-values={entry}" for entry in values_by_target[target]] +
