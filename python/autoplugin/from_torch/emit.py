@@ -535,16 +535,18 @@ def _size_integers(op, launch):
     return sizes if 0 < len(sizes) < len(integers) else []
 
 
-def _value_builds(structures, target_of):
-    """target -> the SPECIALIZE_VALUES entries of its launches in every structure ("a=1, b=2")."""
+def _value_builds(op, structures, dtypes):
+    """Kernel target -> the SPECIALIZE_VALUES entries ("a=1, b=2") of the launches compiled as
+    it, in every structure (a target is shared by the structures that launch it alike)."""
     builds = {}
-    for structure in structures:
-        for launch in structure.launches:
-            entries = builds.setdefault(target_of(launch), [])
-            for values in launch.value_builds:
-                entry = ", ".join(f"{name}={value}" for name, value in values.items())
-                if entry not in entries:
-                    entries.append(entry)
+    for dtype in dtypes:
+        for structure in structures:
+            for launch in structure.launches:
+                entries = builds.setdefault(_kernel_target(op, structures, launch, dtype), [])
+                for values in launch.value_builds:
+                    entry = ", ".join(f"{name}={value}" for name, value in values.items())
+                    if entry not in entries:
+                        entries.append(entry)
     return builds
 
 
@@ -566,6 +568,7 @@ def cmake_lists(op, structures, dtypes, kernel_file_name, arch):
     ]
     targets = []
     seen = set()
+    values_by_target = _value_builds(op, structures, dtypes)
     for structure in structures:
         for launch in structure.launches:
             for dtype in dtypes:
@@ -589,8 +592,7 @@ def cmake_lists(op, structures, dtypes, kernel_file_name, arch):
                 # specializes the eager launch, so that the plugin's kernel is the same; with
                 # the integers that hold sizes named, also where an attribute is not aligned.
                 sizes = _size_integers(op, launch)
-                values = _value_builds(structures, lambda other: _kernel_target(
-                    op, structures, other, dtype))[target]
+                values = values_by_target[target]
                 lines.append(f"  NUM_WARPS {launch.num_warps} NUM_STAGES {launch.num_stages} "
                              f"ARCH ${{{op.name.upper()}_ARCH}} SPECIALIZE" +
                              (f" SPECIALIZE_INTEGERS {' '.join(sizes)}" if sizes else "") +
@@ -821,10 +823,7 @@ def ship_artefacts(op, structures, dtypes, directory, kernel_file_name, arch, lo
                     jobs[target] = (launch, dtype)
     # The kernels compile side by side, and each family's variants too, on every core.
     jobs_each = max(1, (os.cpu_count() or 1) // len(jobs))
-    values_by_target = {}
-    for dtype in dtypes:
-        values_by_target.update(_value_builds(structures, lambda launch, dtype=dtype:
-                                              _kernel_target(op, structures, launch, dtype)))
+    values_by_target = _value_builds(op, structures, dtypes)
 
     def compile_one(target):
         launch, dtype = jobs[target]
