@@ -123,12 +123,12 @@ std::string current_device_text(const Driver& driver) {
 // Checks the sizes of the parameters the metadata describes, where the driver can tell them: a
 // metadata file that does not belong to its cubin would otherwise corrupt arguments. (That the
 // kernel has no more parameters than described is checked when the artefact is embedded, against
-// the PTX compiled with the cubin.)
+// the PTX compiled with the cubin.) A parameter compiled as a value is not one of the kernel's.
 void check_parameter_sizes(const Driver& driver, const KernelImage& image, CUfunction function) {
   if (driver.func_get_param_info == nullptr) return;
   std::vector<std::size_t> expected;
   for (const Parameter& parameter : image.parameters) {
-    expected.push_back(param_type_size(parameter.type));
+    if (!parameter.compiled_value) expected.push_back(param_type_size(parameter.type));
   }
   expected.resize(expected.size() + static_cast<std::size_t>(image.scratch_parameters),
                   sizeof(void*));
