@@ -233,6 +233,47 @@ __device__ inline void atomic_add4(T* target, const T (&v)[kVector]) {
   }
 }
 
+// The vector type of four T (16 or 8 bytes), where there is one. Loads and stores go through it
+// by value: a memcpy to or from global memory compiles to byte accesses (the cast does not tell
+// the compiler the alignment).
+template <typename T>
+using Vector4 = std::conditional_t<sizeof(T) * kVector == 16, uint4,
+                                   std::conditional_t<sizeof(T) * kVector == 8, uint2, void>>;
+
+// Four consecutive values loaded at once (from aligned to four elements).
+template <typename T>
+__device__ inline void load4(const T* from, T (&v)[kVector]) {
+  if constexpr (std::is_void_v<Vector4<T>>) {
+#pragma unroll
+    for (int k = 0; k < kVector; ++k) v[k] = from[k];
+  } else {
+    const Vector4<T> raw = *reinterpret_cast<const Vector4<T>*>(from);
+    memcpy(v, &raw, sizeof(v));
+  }
+}
+
+// Four consecutive values stored at once (target aligned to four elements).
+template <typename T>
+__device__ inline void store4(T* target, const T (&v)[kVector]) {
+  if constexpr (std::is_void_v<Vector4<T>>) {
+#pragma unroll
+    for (int k = 0; k < kVector; ++k) target[k] = v[k];
+  } else {
+    Vector4<T> raw;
+    memcpy(&raw, v, sizeof(v));
+    *reinterpret_cast<Vector4<T>*>(target) = raw;
+  }
+}
+
+// Four consecutive counts (aligned to four) each raised by one, in two 64-bit atomics: a count is
+// a non-negative int, below 2^31, so the low count's add never carries into the high one.
+__device__ inline void count4(int* counts) {
+  constexpr unsigned long long kOneEach = 0x0000000100000001ull;
+  auto* pairs = reinterpret_cast<unsigned long long*>(counts);
+  atomicAdd(pairs, kOneEach);
+  atomicAdd(pairs + 1, kOneEach);
+}
+
 // What each pass needs: the reduce (or Assign with the identity as `fill`), and mean's counts.
 template <typename T>
 struct Pass {
@@ -302,24 +343,20 @@ __global__ void blocks_vector_kernel(const I* __restrict__ index, const T* __res
     if (pass.reduce == Reduce::Assign) {
 #pragma unroll
       for (int k = 0; k < kVector; ++k) values[k] = pass.fill;
-    } else if constexpr (sizeof(T) * kVector == 16) {
-      memcpy(values, &reinterpret_cast<const uint4*>(src + src_at)[0], sizeof(values));
-    } else if constexpr (sizeof(T) * kVector == 8) {
-      memcpy(values, &reinterpret_cast<const uint2*>(src + src_at)[0], sizeof(values));
     } else {
-#pragma unroll
-      for (int k = 0; k < kVector; ++k) values[k] = src[src_at + k];
+      load4(src + src_at, values);
     }
     const bool together = position[0] == position[1] && position[0] == position[2] &&
                           position[0] == position[3] && position[0] >= 0 && position[0] < b.out_dim;
-    if (together && (pass.reduce == Reduce::Sum || pass.reduce == Reduce::Mean)) {
-      // The expanded 1-D index of GNN aggregation and MoE combine: one vector atomic.
+    if (together) {
+      // The expanded 1-D index of GNN aggregation and MoE combine: one vector store or atomic.
       const Index target = out_at + static_cast<Index>(position[0]) * b.inner;
-      atomic_add4(out + target, values);
-      if (pass.reduce == Reduce::Mean) {
-#pragma unroll
-        for (int k = 0; k < kVector; ++k) atomicAdd(pass.counts + target + k, 1);
+      if (pass.reduce == Reduce::Assign) {
+        store4(out + target, values);
+        continue;
       }
+      atomic_add4(out + target, values);
+      if (pass.reduce == Reduce::Mean) count4(pass.counts + target);
       continue;
     }
 #pragma unroll
@@ -417,10 +454,17 @@ T identity(Reduce reduce) {
 
 bool aligned(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
+// Four elements per thread pay off where four that land together take one vector store or
+// atomic (the identity's stores, sum and mean). amax, amin and prod combine one element at a
+// time: four per thread would put each warp's atomics 16 bytes apart, four times the L2
+// requests of one element per thread (measured: 0.65x PyTorch for amax, 0.52x for prod).
 template <typename T, typename I, typename Index>
 void launch_blocks(const I* index, const T* src, T* out, const Blocks<Index>& b, Pass<T> pass,
                    cudaStream_t stream) {
-  const bool vector = b.inner % kVector == 0 && aligned(index) && aligned(src) && aligned(out);
+  const bool vector_reduce =
+      pass.reduce == Reduce::Assign || pass.reduce == Reduce::Sum || pass.reduce == Reduce::Mean;
+  const bool vector = vector_reduce && b.inner % kVector == 0 && aligned(index) && aligned(src) &&
+                      aligned(out) && (pass.counts == nullptr || aligned(pass.counts));
   if (vector) {
     blocks_vector_kernel<T, I, Index>
         <<<blocks_for(b.total / kVector), kThreadsPerBlock, 0, stream>>>(index, src, out, b, pass);
