@@ -11,7 +11,9 @@ import torch
 import triton
 import triton.language as tl
 
-AUTOPLUGIN_EXAMPLES = ["moe::topk_softmax(gating_output=[64, 8], topk=2, renormalize=True)"]
+# The routers deployed: Mixtral (8 experts, top 2) and DeepSeek-style (64 experts, top 8).
+AUTOPLUGIN_EXAMPLES = ["moe::topk_softmax(gating_output=[64, 8], topk=2, renormalize=True)",
+                       "moe::topk_softmax(gating_output=[64, 64], topk=8, renormalize=True)"]
 
 
 @triton.jit
