@@ -84,6 +84,13 @@ def main(build):
           f"{host_us(lambda: F.pad(square, [1, 1, 1, 1], mode='circular')):8.2f}")
     print(f"  torch.ops.aten.neg (through torch.ops)     "
           f"{host_us(lambda: torch.ops.aten.neg(tiny)):8.2f}")
+    # The same calls through the overload rather than the overload packet (no overload to
+    # choose): what torch.ops costs by itself.
+    neg_overload, gelu_overload = torch.ops.aten.neg.default, ops.gelu_tanh.default
+    print(f"  torch.ops.aten.neg.default                 "
+          f"{host_us(lambda: neg_overload(tiny)):8.2f}")
+    print(f"  torch.ops.torchtrt_ex.gelu_tanh.default    "
+          f"{host_us(lambda: gelu_overload(single)):8.2f}")
     if plugin:
         print(f"  C++ direct launcher call (gelu_tanh)       {plugin['direct_call_us']:8.2f}")
         print(f"  C++ empty kernel launch                    {plugin['empty_launch_us']:8.2f}")
