@@ -200,7 +200,10 @@ class RunTimeConstexprTest(unittest.TestCase):
             self.assertEqual(result.returncode, 0, result.stderr)
             self.assertIn("constexpr 'n_cols' of kernel 'row_double_kernel' "
                           "(from_torch_run_time_constexpr.py:26) takes every size (x.size(1)); "
-                          "it is compiled as a run-time i32 argument", result.stderr)
+                          "it is compiled as a run-time i32 argument, which the kernel only "
+                          "computes with, and compiled in for the value each example gives it "
+                          "(SPECIALIZE_VALUES: give examples of the values you deploy)",
+                          result.stderr)
             cpp, cmake, _ = generated(out, "row_double")
             self.assertIn('SIGNATURE "*fp32, *fp32, i32, constexpr"', cmake)
             self.assertIn('/* n_cols */ checked_i32(x.size(1), "n_cols")', cpp)

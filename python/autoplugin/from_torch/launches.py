@@ -1304,7 +1304,8 @@ def _run_time_constexpr(op, name, first, values, fit_envs, check_envs, context, 
                               f"argument ({problem}): {advice}") from None
     notes.add(f"constexpr '{name}' of kernel '{first.kernel.fn.__name__}' ({first.where}) takes "
               f"every {what} ({cpp}); it is compiled as a run-time {triton_type} argument, which "
-              "the kernel only computes with")
+              "the kernel only computes with, and compiled in for the value each example gives "
+              "it (SPECIALIZE_VALUES: give examples of the values you deploy)")
     return RecoveredArgument(name, "scalar", cpp=cpp, triton_type=triton_type)
 
 
