@@ -4,14 +4,17 @@ condition its fake does not state (the plugin would accept sizes the host code r
 `row_sums_total` returns what PyTorch computes after its kernel (a sum), `shifted_copy` starts its
 output as what PyTorch computes (`x + 1`), `scaled_copy` scales its output with PyTorch after its
 kernel: a plugin runs the kernels only; `transposed_copy` returns a transposed view of what its
-kernel writes (a plugin's output is contiguous in its shape)."""
+kernel writes (a plugin's output is contiguous in its shape); `head_set_copy`'s fake allows a set
+of head sizes (`in (16, 32, 64, 128)`, as attention kernels do), which its trace turns into the
+example's size."""
 import torch
 import triton
 import triton.language as tl
 
 AUTOPLUGIN_EXAMPLES = ["test::aligned_copy(x=[8, 64])", "test::upcast_copy(x=[8, 64])",
                        "test::row_sums_total(x=[8, 64])", "test::shifted_copy(x=[8, 64])",
-                       "test::scaled_copy(x=[8, 64])", "test::transposed_copy(x=[8, 64])"]
+                       "test::scaled_copy(x=[8, 64])", "test::transposed_copy(x=[8, 64])",
+                       "test::head_set_copy(x=[8, 64])"]
 
 
 @triton.jit
@@ -92,4 +95,17 @@ def transposed_copy(x: torch.Tensor) -> torch.Tensor:
 
 @transposed_copy.register_fake
 def _(x):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::head_set_copy", mutates_args=())
+def head_set_copy(x: torch.Tensor) -> torch.Tensor:
+    y = torch.empty_like(x)
+    copy_kernel[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), BLOCK=256)
+    return y
+
+
+@head_set_copy.register_fake
+def _(x):
+    torch._check(x.shape[-1] in (16, 32, 64, 128))
     return torch.empty_like(x)

@@ -240,7 +240,7 @@ class HostRefusalTest(unittest.TestCase):
                                 "test::aligned_copy")
             self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
             self.assertIn("its host code rejects sizes the plugin would accept", result.stderr)
-            self.assertIn('at from_torch_host_refusals.py:26 (assert x.shape[-1] % 4 == 0, "rows '
+            self.assertIn('at from_torch_host_refusals.py:29 (assert x.shape[-1] % 4 == 0, "rows '
                           'of a multiple of 4"): AssertionError', result.stderr)
             self.assertIn("State that condition in the fake implementation (torch._check(...))",
                           result.stderr)
@@ -248,7 +248,7 @@ class HostRefusalTest(unittest.TestCase):
                                 "test::upcast_copy", "--dtypes", "float32,float16")
             self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
             self.assertIn("argument 'x_ptr' of kernel 'copy_kernel' (from_torch_host_refusals.py:"
-                          "40: ", result.stderr)
+                          "43: ", result.stderr)
             self.assertIn("is, for float16 inputs, a tensor the host code computes with 'float'",
                           result.stderr)
             self.assertIn("make it an input of the op", result.stderr)
@@ -267,6 +267,18 @@ class HostRefusalTest(unittest.TestCase):
                 self.assertIn("the kernel write the output in its own layout"
                               if op == "test::transposed_copy" else
                               "a plugin runs the kernels only", result.stderr)
+
+    def test_a_set_of_sizes_in_the_fake_names_the_extent_and_the_check(self):
+        module = os.path.join(os.path.dirname(__file__), "from_torch_host_refusals.py")
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(module, "--out", out, "--no-artefacts", "--op",
+                                "test::head_set_copy")
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        self.assertIn("tracing the fake implementation fixes x.size(1) to 64, the example's "
+                      "(through the condition of torch._check at from_torch_host_refusals.py:",
+                      result.stderr)
+        self.assertIn("pin the size in the fake (`torch._check(x.shape[1] == 64)`",
+                      result.stderr)
 
 
 if __name__ == "__main__":

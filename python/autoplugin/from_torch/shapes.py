@@ -13,6 +13,7 @@ A point inside the kept guards where the formula and the fake disagree is a refu
 import contextlib
 import functools
 import random
+import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -176,9 +177,10 @@ def _trace(op, example, ties):
             call[argument.name] = value
     from .launches import cuda_patched
     checks = []
+    decided = {}  # extent symbol -> where a torch._check decided at the traced sizes pinned it
     # On CUDA tensors, as PyTorch traces a custom op for a GPU (a triton_op's fake is its host
     # code, which may `assert x.is_cuda`).
-    with mode, cuda_patched(90, set()), _recording_checks(checks, op):
+    with mode, cuda_patched(90, set()), _recording_checks(checks, op, env, decided):
         call = {name: value.to("cuda") if isinstance(value, torch.Tensor) else value
                 for name, value in call.items()}
         try:
@@ -193,18 +195,47 @@ def _trace(op, example, ties):
     guards = [g.expr for g in env.guards]
     for asserts in env.deferred_runtime_asserts.values():
         guards.extend(a.expr for a in asserts)
-    return outputs, _candidate_requires(guards), symbols, checks + fixed
+    # Input extents the trace made constants: a check it could not keep symbolic
+    # (`q.shape[-1] in (16, 32, 64)` compares with each value and keeps the one that holds).
+    pinned = [Pinned(ref, int(env.replacements[symbol]), decided.get(symbol))
+              for symbol, ref in symbols.items() if symbol in _pinned_symbols(env)]
+    return outputs, _candidate_requires(guards), symbols, checks + fixed, pinned
+
+
+@dataclass
+class Pinned:
+    """An input extent the trace of the fake made a constant, and the torch._check of the fake
+    whose condition did so (None where none did)."""
+    ref: SymbolRef
+    value: int
+    site: object
+
+
+def _pinned_symbols(env):
+    return {symbol for symbol, value in env.replacements.items()
+            if getattr(value, "is_Integer", False)}
 
 
 @contextlib.contextmanager
-def _recording_checks(checks, op):
+def _recording_checks(checks, op, env, decided):
     """Records each `torch._check(condition)` of the fake as (relation, reason): PyTorch proves
     some of them from its own assumptions (a size is at least 2) and records no guard, but the
-    fake states what the op needs, so each becomes a requirement."""
+    fake states what the op needs, so each becomes a requirement. A condition that arrives as a
+    plain bool was decided at the traced sizes: the extents it made constants (evaluating it,
+    just before the call) are recorded in `decided` with the fake's line."""
     original = torch._check
+    seen = _pinned_symbols(env)
 
     def check(condition, *args, **kwargs):
-        if isinstance(condition, torch.SymBool):
+        nonlocal seen
+        # (PyTorch's own functions call torch._check too: only the fake's calls count here.)
+        direct = Path(sys._getframe(1).f_code.co_filename).resolve() == op.module_path
+        if isinstance(condition, bool) and direct:
+            now = _pinned_symbols(env)
+            for symbol in now - seen:
+                decided[symbol] = _fake_site(op)
+            seen = now
+        elif isinstance(condition, torch.SymBool):
             relation = sympy.sympify(condition.node.expr)
             # `sin.shape == cos.shape` is one And of equalities: each is a requirement (a tie)
             for part in (relation.args if isinstance(relation, sympy.And) else [relation]):
@@ -416,7 +447,7 @@ def holds(condition, values):
 
 
 def traced_shapes(op, example, samples=400, seed=0):
-    outputs, candidates, symbols, checks = trace(op, example)
+    outputs, candidates, symbols, checks, pinned = trace(op, example)
     reasons = {}
     for relation, reason in checks:
         reasons[relation] = reason
@@ -462,6 +493,8 @@ def traced_shapes(op, example, samples=400, seed=0):
             unreachable.append(point)
             continue
         if not agrees(values, concrete):
+            if pinned:
+                raise GenerationError(_pinned_message(op, pinned, point, concrete))
             raise GenerationError(
                 f"op '{op.qualname}': the output shape traced from the fake implementation "
                 f"({_show(outputs)}) does not hold at {point}: the fake gives {concrete}. Its "
@@ -469,6 +502,21 @@ def traced_shapes(op, example, samples=400, seed=0):
                 "branch you need (for a bool such as keepdim, one for each value), or make the "
                 "fake branch-free (torch.sym_max, torch.sym_min)")
     return TracedShapes(outputs, requires, symbols, unreachable, reasons)
+
+
+def _pinned_message(op, pinned, point, concrete):
+    extents = ", ".join(f"{p.ref.name}.size({p.ref.index}) to {p.value}" for p in pinned)
+    sites = sorted({p.site for p in pinned if p.site})
+    where = (f" (through the condition of torch._check at {', '.join(sites)})" if sites else "")
+    first = pinned[0]
+    return (f"op '{op.qualname}': tracing the fake implementation fixes {extents}, the "
+            f"example's{where}: a condition the trace cannot keep symbolic, such as "
+            "`x.shape[-1] in (16, 32, 64)`, which compares with each value; at "
+            f"{point} the fake gives {concrete}. A set of allowed sizes is not "
+            f"generated: pin the size in the fake (`torch._check({first.ref.name}.shape"
+            f"[{first.ref.index}] == {first.value})`; the plugin then takes that size only, one "
+            "project per size), or state a range that the kernel takes every size of "
+            f"(`torch._check({first.ref.name}.shape[{first.ref.index}] <= ...)`)")
 
 
 def _show(outputs):
