@@ -197,8 +197,9 @@ def _trace(op, example, ties):
         guards.extend(a.expr for a in asserts)
     # Input extents the trace made constants: a check it could not keep symbolic
     # (`q.shape[-1] in (16, 32, 64)` compares with each value and keeps the one that holds).
+    constants = _pinned_symbols(env)
     pinned = [Pinned(ref, int(env.replacements[symbol]), decided.get(symbol))
-              for symbol, ref in symbols.items() if symbol in _pinned_symbols(env)]
+              for symbol, ref in symbols.items() if symbol in constants]
     return outputs, _candidate_requires(guards), symbols, checks + fixed, pinned
 
 
