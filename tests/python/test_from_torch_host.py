@@ -233,53 +233,50 @@ class RunTimeConstexprTest(unittest.TestCase):
 
 
 class HostRefusalTest(unittest.TestCase):
-    def test_host_code_refusals_say_what_to_change(self):
-        module = os.path.join(os.path.dirname(__file__), "from_torch_host_refusals.py")
+    MODULE = os.path.join(HERE, "from_torch_host_refusals.py")
+
+    def refused(self, op, *options):
+        """from-torch's stderr for `op` of the refusals module, which it must refuse."""
         with tempfile.TemporaryDirectory() as out:
-            result = from_torch(module, "--out", out, "--no-artefacts", "--op",
-                                "test::aligned_copy")
-            self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
-            self.assertIn("its host code rejects sizes the plugin would accept", result.stderr)
-            self.assertIn('at from_torch_host_refusals.py:29 (assert x.shape[-1] % 4 == 0, "rows '
-                          'of a multiple of 4"): AssertionError', result.stderr)
-            self.assertIn("State that condition in the fake implementation (torch._check(...))",
-                          result.stderr)
-            result = from_torch(module, "--out", out, "--no-artefacts", "--op",
-                                "test::upcast_copy", "--dtypes", "float32,float16")
-            self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
-            self.assertIn("argument 'x_ptr' of kernel 'copy_kernel' (from_torch_host_refusals.py:"
-                          "43: ", result.stderr)
-            self.assertIn("is, for float16 inputs, a tensor the host code computes with 'float'",
-                          result.stderr)
-            self.assertIn("make it an input of the op", result.stderr)
-            for op, message in [
-                    ("test::row_sums_total", "output 0 is written by none of its kernels: the "
-                     "host code computes it with PyTorch (sum at from_torch_host_refusals.py:"),
-                    ("test::shifted_copy", "output 0 starts as what PyTorch computes (add at "
-                     "from_torch_host_refusals.py:"),
-                    ("test::scaled_copy", "the host code writes a tensor its kernels use with "
-                     "PyTorch (mul_ at from_torch_host_refusals.py:"),
-                    ("test::transposed_copy", "output 0 is returned as a view whose layout is "
-                     "not its own (shape [")]:
-                result = from_torch(module, "--out", out, "--no-artefacts", "--op", op)
-                self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
-                self.assertIn(message, result.stderr)
-                self.assertIn("the kernel write the output in its own layout"
-                              if op == "test::transposed_copy" else
-                              "a plugin runs the kernels only", result.stderr)
+            result = from_torch(self.MODULE, "--out", out, "--no-artefacts", "--op", op,
+                                *options)
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        return result.stderr
+
+    def test_host_code_refusals_say_what_to_change(self):
+        stderr = self.refused("test::aligned_copy")
+        self.assertIn("its host code rejects sizes the plugin would accept", stderr)
+        self.assertIn('at from_torch_host_refusals.py:29 (assert x.shape[-1] % 4 == 0, "rows '
+                      'of a multiple of 4"): AssertionError', stderr)
+        self.assertIn("State that condition in the fake implementation (torch._check(...))",
+                      stderr)
+        stderr = self.refused("test::upcast_copy", "--dtypes", "float32,float16")
+        self.assertIn("argument 'x_ptr' of kernel 'copy_kernel' (from_torch_host_refusals.py:"
+                      "43: ", stderr)
+        self.assertIn("is, for float16 inputs, a tensor the host code computes with 'float'",
+                      stderr)
+        self.assertIn("make it an input of the op", stderr)
+        for op, message in [
+                ("test::row_sums_total", "output 0 is written by none of its kernels: the "
+                 "host code computes it with PyTorch (sum at from_torch_host_refusals.py:"),
+                ("test::shifted_copy", "output 0 starts as what PyTorch computes (add at "
+                 "from_torch_host_refusals.py:"),
+                ("test::scaled_copy", "the host code writes a tensor its kernels use with "
+                 "PyTorch (mul_ at from_torch_host_refusals.py:"),
+                ("test::transposed_copy", "output 0 is returned as a view whose layout is "
+                 "not its own (shape [")]:
+            stderr = self.refused(op)
+            self.assertIn(message, stderr)
+            self.assertIn("the kernel write the output in its own layout"
+                          if op == "test::transposed_copy" else
+                          "a plugin runs the kernels only", stderr)
 
     def test_a_set_of_sizes_in_the_fake_names_the_extent_and_the_check(self):
-        module = os.path.join(os.path.dirname(__file__), "from_torch_host_refusals.py")
-        with tempfile.TemporaryDirectory() as out:
-            result = from_torch(module, "--out", out, "--no-artefacts", "--op",
-                                "test::head_set_copy")
-        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        stderr = self.refused("test::head_set_copy")
         self.assertIn("tracing the fake implementation fixes x.size(1) to 64, the example's "
                       "(through the condition of torch._check at from_torch_host_refusals.py:",
-                      result.stderr)
-        self.assertIn("pin the size in the fake (`torch._check(x.shape[1] == 64)`",
-                      result.stderr)
-
+                      stderr)
+        self.assertIn("pin the size in the fake (`torch._check(x.shape[1] == 64)`", stderr)
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)
