@@ -14,10 +14,8 @@
 // its bits: non-negative floats order as signed integers, negative ones in reverse as unsigned
 // ones; NaN as the pattern that wins, self's NaNs made so as self is copied), and a
 // compare-and-swap loop for prod and the other amax and amin that skips the atomic when the value
-// would not change; where consecutive lanes land on consecutive positions of one row, a group of
-// them shares one compare-and-swap of 16 bytes (8 before Hopper). Float sums therefore depend on
-// the order the atomics land in, as PyTorch's do: they are not bitwise reproducible from run to
-// run.
+// would not change. Float sums therefore depend on the order the atomics land in, as PyTorch's
+// do: they are not bitwise reproducible from run to run.
 #include <autoplugin/autoplugin.h>
 
 #include <cuda_runtime.h>
@@ -138,58 +136,6 @@ __device__ inline void atomic_combine(Reduce reduce, T* target, T v) {
     if (next == seen) return;
     const Bits before = atomicCAS(word, seen, next);
     if (before == seen) return;
-    seen = before;
-  }
-}
-
-// Where consecutive lanes of a warp land on consecutive positions of one row (the expanded 1-D
-// index of GNN aggregation), one compare-and-swap combines a group of them: 16 bytes where the GPU
-// has the 128-bit compare-and-swap (Hopper), else 8. A group is one element where T fills that.
-template <typename T>
-__device__ constexpr int group_elements() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  return 16 / static_cast<int>(sizeof(T));
-#else
-  return 8 / static_cast<int>(sizeof(T));
-#endif
-}
-
-template <int Bytes>
-struct GroupWordOf;
-template <>
-struct GroupWordOf<8> {
-  using type = unsigned long long;
-};
-template <>
-struct GroupWordOf<16> {
-  using type = ulonglong2;
-};
-
-template <typename Word>
-__device__ inline bool same_bits(const Word& a, const Word& b) {
-  if constexpr (std::is_same_v<Word, ulonglong2>) {
-    return a.x == b.x && a.y == b.y;
-  } else {
-    return a == b;
-  }
-}
-
-// atomic_combine of G values into G consecutive positions (target aligned to their size).
-template <typename T, int G>
-__device__ inline void atomic_combine_group(Reduce reduce, T* target, const T (&v)[G]) {
-  using Word = typename GroupWordOf<G * sizeof(T)>::type;
-  Word* word = reinterpret_cast<Word*>(target);
-  Word seen = __ldcg(word);
-  while (true) {
-    T values[G];
-    memcpy(values, &seen, sizeof(Word));
-#pragma unroll
-    for (int k = 0; k < G; ++k) values[k] = combine(reduce, values[k], v[k]);
-    Word next;
-    memcpy(&next, values, sizeof(Word));
-    if (same_bits(next, seen)) return;
-    const Word before = atomicCAS(word, seen, next);
-    if (same_bits(before, seen)) return;
     seen = before;
   }
 }
@@ -374,47 +320,6 @@ __global__ void blocks_kernel(const I* __restrict__ index, const T* __restrict__
   }
 }
 
-// blocks_kernel for the reductions that take a compare-and-swap (prod; amax and amin of 16-bit
-// types), one element per thread: a group of lanes that lands on consecutive positions of one row
-// (aligned to the group) combines in one compare-and-swap from its first lane. Every lane of a
-// warp runs the same iterations, as the shuffles need. out is aligned to 16 bytes.
-template <typename T, typename I, typename Index>
-__global__ void blocks_combine_kernel(const I* __restrict__ index, const T* __restrict__ src,
-                                      T* __restrict__ out, Blocks<Index> b, Pass<T> pass) {
-  constexpr int kGroup = group_elements<T>();
-  const int lane = static_cast<int>(threadIdx.x % kWarp);
-  for (Index e = static_cast<Index>(global_thread_index()); e - lane < b.total;
-       e += static_cast<Index>(grid_stride())) {
-    Index target = -1;
-    T v{};
-    if (e < b.total) {
-      Index src_at, out_at;
-      locate(b, e, src_at, out_at);
-      const auto position = static_cast<std::int64_t>(index[e]);
-      if (position >= 0 && position < b.out_dim) {
-        target = out_at + static_cast<Index>(position) * b.inner;
-        v = src[src_at];
-      }
-    }
-    if constexpr (kGroup > 1) {
-      const int first = lane & ~(kGroup - 1);
-      const Index first_target = __shfl_sync(0xffffffffu, target, first);
-      const bool joins =
-          target >= 0 && target == first_target + (lane - first) && first_target % kGroup == 0;
-      const unsigned int joined = __ballot_sync(0xffffffffu, joins);
-      const unsigned int group = ((1u << kGroup) - 1u) << first;
-      if ((joined & group) == group) {
-        T values[kGroup];
-#pragma unroll
-        for (int k = 0; k < kGroup; ++k) values[k] = __shfl_sync(group, v, first + k);
-        if (lane == first) atomic_combine_group<T, kGroup>(pass.reduce, out + target, values);
-        continue;
-      }
-    }
-    if (target >= 0) atomic_combine(pass.reduce, out + target, v);
-  }
-}
-
 // kVector elements per thread; C, and the tensors' starts, are multiples of kVector elements.
 template <typename T, typename I, typename Index>
 __global__ void blocks_vector_kernel(const I* __restrict__ index, const T* __restrict__ src,
@@ -552,8 +457,7 @@ bool aligned(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 ==
 // Four elements per thread pay off where four that land together take one vector store or
 // atomic (the identity's stores, sum and mean). amax, amin and prod combine one element at a
 // time: four per thread would put each warp's atomics 16 bytes apart, four times the L2
-// requests of one element per thread (measured: 0.65x PyTorch for amax, 0.52x for prod); the
-// compare-and-swap ones group lanes instead (blocks_combine_kernel).
+// requests of one element per thread (measured: 0.65x PyTorch for amax, 0.52x for prod).
 template <typename T, typename I, typename Index>
 void launch_blocks(const I* index, const T* src, T* out, const Blocks<Index>& b, Pass<T> pass,
                    cudaStream_t stream) {
@@ -561,15 +465,9 @@ void launch_blocks(const I* index, const T* src, T* out, const Blocks<Index>& b,
       pass.reduce == Reduce::Assign || pass.reduce == Reduce::Sum || pass.reduce == Reduce::Mean;
   const bool vector = vector_reduce && b.inner % kVector == 0 && aligned(index) && aligned(src) &&
                       aligned(out) && (pass.counts == nullptr || aligned(pass.counts));
-  const bool compare_and_swap =
-      pass.reduce == Reduce::Prod ||
-      (!kNativeMinMax<T> && (pass.reduce == Reduce::Amax || pass.reduce == Reduce::Amin));
   if (vector) {
     blocks_vector_kernel<T, I, Index>
         <<<blocks_for(b.total / kVector), kThreadsPerBlock, 0, stream>>>(index, src, out, b, pass);
-  } else if (compare_and_swap && aligned(out)) {
-    blocks_combine_kernel<T, I, Index>
-        <<<blocks_for(b.total), kThreadsPerBlock, 0, stream>>>(index, src, out, b, pass);
   } else {
     blocks_kernel<T, I, Index>
         <<<blocks_for(b.total), kThreadsPerBlock, 0, stream>>>(index, src, out, b, pass);
