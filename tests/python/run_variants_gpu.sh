@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # from-torch's kernel variants on a GPU machine (CUDA, PyTorch, Triton; TensorRT's headers): the
-# constexpr family (softmax rows, string and bool constexprs), the heuristics and the autotuned
-# test modules are generated, built against an installed autoplugin and checked with
+# constexpr family (softmax rows, string and bool constexprs), a set of head sizes, the heuristics
+# and the autotuned test modules are generated, built against an installed autoplugin and checked with
 # `autoplugin check` against the module's own op run eagerly (every tactic of the autotuned op).
 #
 #   PREFIX=<installed autoplugin> TensorRT_ROOT=.deps/tensorrt/v11.1 tests/python/run_variants_gpu.sh
@@ -13,7 +13,8 @@ work=${WORK:-/tmp/from_torch_variants}
 rm -rf "$work"
 export PYTHONPATH=$root/python${PYTHONPATH:+:$PYTHONPATH}
 status=0
-for module in from_torch_constexpr_family from_torch_heuristics from_torch_autotuned; do
+for module in from_torch_constexpr_family from_torch_set_of_sizes from_torch_heuristics \
+  from_torch_autotuned; do
   echo "== $module"
   python3 -m autoplugin.from_torch "$root/tests/python/$module.py" --dtypes float32,float16 \
     --max-block 4096 --out "$work/$module" > "$work.folder" 2> "$work.log" || { cat "$work.log"; exit 1; }

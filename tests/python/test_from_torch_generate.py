@@ -169,6 +169,8 @@ class VariantsTest(unittest.TestCase):
                 cpp = f.read()
             with open(os.path.join(folder, "CMakeLists.txt")) as f:
                 cmake = f.read()
+            with open(os.path.join(folder, "cases.json")) as f:
+                self.cases = {c["name"]: c for c in json.load(f)["cases"]}
         return cpp, cmake
 
     def test_constexprs_from_sizes_and_attributes_become_a_family(self):
@@ -214,6 +216,32 @@ class VariantsTest(unittest.TestCase):
         self.assertIn("select(ap::triton::next_power_of_2(ap::triton::cdiv(x.size(2), 2))),", cpp)
         self.assertIn("ap::require(ap::ceil_div(x[2], 2) <= 4096,", cpp)
         self.assertIn("regenerate with --max-block 8192", cpp)
+
+    def test_a_set_of_sizes_is_a_variant_per_size(self):
+        cpp, cmake = self.generate("from_torch_set_of_sizes.py")
+        # the fake's `x.shape[-1] in (16, 32, 64, 128)`: every size, with the tile it takes
+        self.assertIn('  VARIANTS\n'
+                      '    "HEAD_DIM=16, CHUNK=16, num_warps=4, num_stages=3"\n'
+                      '    "HEAD_DIM=32, CHUNK=16, num_warps=4, num_stages=3"\n'
+                      '    "HEAD_DIM=64, CHUNK=32, num_warps=4, num_stages=3"\n'
+                      '    "HEAD_DIM=128, CHUNK=32, num_warps=4, num_stages=3"\n  NUM_WARPS',
+                      cmake)
+        self.assertIn("select(std::max<std::int64_t>(ap::triton::next_power_of_2(x.size(2)), 16), "
+                      "[&]() -> std::int64_t { switch (std::max<std::int64_t>("
+                      "ap::triton::next_power_of_2(x.size(2)), 16)) { case 16: return 16; "
+                      "case 32: return 16; case 64: return 32; case 128: return 32; default: "
+                      "return 32; } }()),", cpp)
+        # the set is the plugin's requirement, the output shapes symbolic in the head size
+        self.assertIn('ap::require((x[2] == 128) || (x[2] == 16) || (x[2] == 32) || '
+                      '(x[2] == 64),\n                "x[2] in {16, 32, 64, 128} (a set of sizes '
+                      'checked in the fake implementation, from_torch_set_of_sizes.py:', cpp)
+        self.assertNotIn("ap::require(x[2] <= 128", cpp)
+        self.assertIn("return {ap::Shape{x[0], x[1], x[2]}, ap::Shape{x[0], x[1]}};", cpp)
+        # a case per size, so that `check` runs every variant
+        for size in (16, 32, 128):
+            case = self.cases[f"fp32_x2_{size}_3"]
+            self.assertEqual(case["inputs"][0]["shape"], [6, 40, size])
+            self.assertEqual(case["expect_shapes"], [[6, 40, size], [6, 40]])
 
     def test_an_output_the_host_code_allocates_zeroed_is_cleared(self):
         cpp, _ = self.generate("from_torch_zeroed_output.py")

@@ -271,12 +271,15 @@ class HostRefusalTest(unittest.TestCase):
                           if op == "test::transposed_copy" else
                           "a plugin runs the kernels only", stderr)
 
-    def test_a_set_of_sizes_in_the_fake_names_the_extent_and_the_check(self):
+    def test_a_set_of_too_many_sizes_names_the_extent_the_check_and_the_count(self):
         stderr = self.refused("test::head_set_copy")
         self.assertIn("tracing the fake implementation fixes x.size(1) to 64, the example's "
                       "(through the condition of torch._check at from_torch_host_refusals.py:",
                       stderr)
-        self.assertIn("pin the size in the fake (`torch._check(x.shape[1] == 64)`", stderr)
+        self.assertIn("A set of up to 16 sizes is generated (a variant per size), not this one: "
+                      "the fake accepts 32 sizes there (8, 16, 24, 32, ..., 248, 256), more "
+                      "than the 16 of a set that is generated (a variant per size). Pin the "
+                      "size in the fake (`torch._check(x.shape[1] == 64)`", stderr)
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)

@@ -16,6 +16,7 @@ import sympy
 
 from . import kernel_variants
 from .fitting import output_name
+from .shapes import allowed_values
 from .sympy_to_dim import DimTranslator
 
 CPP_ELEMENT = {"*fp32": "float", "*fp16": "__half", "*bf16": "__nv_bfloat16", "*fp64": "double",
@@ -158,8 +159,14 @@ def shape_function(op, structures):
         for condition in traced.requires:
             required.add(translate.condition(condition))
             lines.append(f"    ap::require({translate.condition(condition)},")
-            message = f"{show.condition(condition)} ({traced.reason(condition)})"
+            allowed = allowed_values(condition)
+            shown = (f"{show.dim(allowed[0])} in {{{', '.join(map(str, allowed[1]))}}}"
+                     if allowed else show.condition(condition))
+            message = f"{shown} ({traced.reason(condition)})"
             lines.append(f"                {json.dumps(message)});")
+        # A family's range that a set of sizes already bounds (`q[3] in {16, ..., 128}`)
+        required |= {f"{translate.dim(allowed[0])} <= {max(allowed[1])}"
+                     for allowed in filter(None, map(allowed_values, traced.requires))}
         for condition, message in kernel_variants.requirements(structure.launches):
             if condition in required:  # the fake requires it already
                 continue
@@ -701,6 +708,33 @@ def _largest_variant_point(op, structure, tensors):
     return None
 
 
+def _set_points(op, structure, tensors):
+    """(label, point) for each size of a set the fake allows (`q.shape[-1] in (16, 32, 64,
+    128)`) other than the example's: the example with that extent, and those tied to it, at the
+    size, so that every size's variant is checked."""
+    from .launches import _numel
+    from .shapes import allowed_values, tie, tied_extents
+    traced = structure.traced
+    ties = tied_extents(traced.requires, traced.symbols)
+    points = []
+    for relation in traced.requires:
+        allowed = allowed_values(relation)
+        ref = traced.symbols.get(allowed[0]) if allowed else None
+        if ref is None or ref.kind != "extent":
+            continue
+        for size in allowed[1]:
+            if size == ref.value(structure.example):
+                continue
+            point = {k: (list(v) if isinstance(v, (list, tuple)) else v)
+                     for k, v in structure.example.items()}
+            point[ref.name][ref.index] = size
+            tie(point, ties, keep=(ref.name, ref.index))
+            if (sum(_numel(point[t.name]) for t in tensors) <= LARGEST_VARIANT_ELEMENTS and
+                    _holds(op, structure, point)):
+                points.append((f"{ref.name}{ref.index}_{size}", point))
+    return points
+
+
 def _case_dtype(tensor, dtype):
     """A case input's dtype; an integer input of its own dtype gets values 0 and 1, which index
     any axis of two or more (labels, indices): widen `range` in cases.json for more."""
@@ -725,6 +759,10 @@ def cases(op, structures, dtypes):
         # small sizes never select.
         largest = _largest_variant_point(op, structure,
                                          [t for t in tensors if example[t.name] is not None])
+        sizes_of_sets = _set_points(op, structure,
+                                    [t for t in tensors if example[t.name] is not None])
+        if largest is not None and any(point == largest for _, point in sizes_of_sets):
+            largest = None  # a size of the set: checked as such
         largest_shapes = None
         if largest is not None:
             largest_shapes = [list(s) for s in evaluate_shapes(
@@ -741,6 +779,15 @@ def cases(op, structures, dtypes):
                             max=highs[t.name]) for t in tensors]
             result.append({"name": f"{DTYPE_SHORT[dtype]}_dynamic_{tag}", "inputs": dynamic,
                            "attributes": attributes, "expect_shapes": expected})
+            for label, point in sizes_of_sets:
+                result.append({"name": f"{DTYPE_SHORT[dtype]}_{label}_{tag}",
+                               "inputs": [None if point[t.name] is None else
+                                          dict(_case_dtype(t, dtype), shape=point[t.name])
+                                          for t in tensors],
+                               "attributes": attributes,
+                               "expect_shapes": [list(s) for s in evaluate_shapes(
+                                   structure.traced.outputs,
+                                   _values(structure.traced.symbols, point))]})
             if largest is not None:
                 result.append({"name": f"{DTYPE_SHORT[dtype]}_largest_variant_{tag}",
                                "inputs": [None if largest[t.name] is None else

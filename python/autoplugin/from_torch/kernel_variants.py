@@ -46,6 +46,9 @@ class VaryingConstexpr:
     # (the recorded launch, the point's atoms) where the driving size is a value; None where no
     # size gives it; GenerationError where the host code refuses it
     reach: object = None
+    # A constexpr that follows the power of two (`BLOCK_N = 64 if HEAD_DIM <= 64 else 32`): its
+    # value per variant (the power of two's value -> its own)
+    per_variant: dict = None
 
 
 @dataclass
@@ -64,6 +67,8 @@ class Family:
             for varying in self.varying:
                 if varying is powers:
                     parts.append(f"{varying.name}={value}")
+                elif varying.per_variant:
+                    parts.append(f"{varying.name}={varying.per_variant[value]}")
                 else:
                     parts.append(f"{varying.name}={'|'.join(varying.values)}")
             rows.append(", ".join(parts + [f"num_warps={warps}", f"num_stages={stages}"]))
@@ -132,6 +137,10 @@ def add_varying(family, op, name, first, recorded, constexprs, envs, context, pr
                 all(_plain(r.arguments[other]) == value for r in recorded)):
             others.append((repr(value), other))
     driving = next((v for v in family.varying if v.bounded), None)
+    following = _per_variant(name, recorded, driving)
+    if following is not None:
+        family.varying.append(following)
+        return family, RecoveredArgument(name, "constexpr", cpp=following.cpp, constexpr=VARYING)
     varying, options = recover(op, name, recorded, envs, context, probe, max_block, others,
                                driving)
     if options and any(v.bounded for v in family.varying):
@@ -142,6 +151,34 @@ def add_varying(family, op, name, first, recorded, constexprs, envs, context, pr
     family.varying.append(varying)
     family.options.update(options or {})
     return family, RecoveredArgument(name, "constexpr", cpp=varying.cpp, constexpr=VARYING)
+
+
+def _per_variant(name, recorded, driving):
+    """Integer constexpr `name` as a value per variant of the launch's power-of-two constexpr
+    (`BLOCK_N = 64 if HEAD_DIM <= 64 else 32`): read by running the host code where it gives
+    each variant, and the same at every sample; None where it is not that (no power of two
+    before it, another size changes it too)."""
+    from .launches import _constexpr_text, _plain
+    if driving is None or driving.reach is None:
+        return None
+    table = {}
+    for value in driving.values:
+        try:
+            reached = driving.reach(int(value))
+        except GenerationError:
+            return None
+        got = None if reached is None else _plain(reached[0].arguments[name])
+        if not isinstance(got, int) or isinstance(got, bool):
+            return None
+        table[value] = str(got)
+    for record in recorded:
+        if table.get(_constexpr_text(record.arguments[driving.name])) != \
+                _constexpr_text(record.arguments[name]):
+            return None
+    cases = " ".join(f"case {value}: return {table[value]};" for value in driving.values)
+    cpp = (f"[&]() -> std::int64_t {{ switch ({driving.cpp}) {{ {cases} default: return "
+           f"{table[driving.values[-1]]}; }} }}()")
+    return VaryingConstexpr(name, cpp, sorted(set(table.values()), key=int), per_variant=table)
 
 
 def recover(op, name, recorded, envs, context, probe, max_block, others=(), driving=None):

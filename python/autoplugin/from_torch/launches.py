@@ -861,8 +861,13 @@ class _Prober:
         import sympy
         relation = _broken(self.traced.requires, self.traced.symbols, point)
         if relation is not None:
+            from .shapes import allowed_values
             names = {s: sympy.Symbol(self.traced.symbols[s].cpp())
                      for s in relation.free_symbols if s in self.traced.symbols}
+            allowed = allowed_values(relation)
+            if allowed is not None:  # one of a set: `q[3] in {16, 32, 64, 128}`
+                text = f"{names.get(allowed[0], allowed[0])} in {{{', '.join(map(str, allowed[1]))}}}"
+                raise kernel_variants.OutsideRequirements(text)
             raise kernel_variants.OutsideRequirements(str(relation.xreplace(names)))
 
     def _accepted(self, point):

@@ -347,6 +347,21 @@ def satisfy(point, requires, symbols, keep=None):
     value set follows it. A relation it cannot satisfy is left for the caller's check."""
     ties = tied_extents(requires, symbols)
     for relation in requires:
+        allowed = allowed_values(relation)
+        if allowed is not None:
+            symbol, values = allowed
+            ref = symbols.get(symbol)
+            if ref is None or (ref.name, ref.index) == keep or ref.value(point) in values:
+                continue
+            # The allowed value nearest the sampled one: the samples spread over the set.
+            current = ref.value(point)
+            chosen = min(values, key=lambda v: (abs(v - current), -v))
+            if ref.index is None:
+                point[ref.name] = chosen
+            else:
+                point[ref.name][ref.index] = chosen
+            tie(point, ties, keep=(ref.name, ref.index))
+            continue
         if not isinstance(relation, sympy.Eq) or (relation.lhs in symbols and
                                                   relation.rhs in symbols):
             continue  # ties: tie() makes them hold
@@ -377,6 +392,23 @@ def satisfy(point, requires, symbols, keep=None):
                 tie(point, ties, keep=(ref.name, ref.index))
                 break
     return point
+
+
+def allowed_values(relation):
+    """(symbol, sorted values) for a requirement that a size is one of a set (`Eq(s, 16) |
+    Eq(s, 32) | ...`), else None."""
+    if not isinstance(relation, sympy.Or):
+        return None
+    symbol, values = None, []
+    for part in relation.args:
+        if not isinstance(part, sympy.Eq):
+            return None
+        lhs, rhs = (part.lhs, part.rhs) if part.rhs.is_Integer else (part.rhs, part.lhs)
+        if not rhs.is_Integer or not isinstance(lhs, sympy.Symbol) or symbol not in (None, lhs):
+            return None
+        symbol = lhs
+        values.append(int(rhs))
+    return symbol, sorted(values)
 
 
 def _sample_point(op, example, rng):
@@ -447,8 +479,76 @@ def holds(condition, values):
         return False
 
 
+# A fake's set of allowed sizes (`q.shape[-1] in (16, 32, 64, 128)`) is read by running it at
+# these sizes; a set of more than MAX_ALLOWED_SIZES is not generated (one variant per size).
+SET_PROBE_SIZES = sorted(set(range(1, 1025)) | {1 << k for k in range(11, 17)})
+MAX_ALLOWED_SIZES = 16
+
+
+def _with_size(example, group, ties, size):
+    """The example with the extents of `group` (Pinned), and those tied to them, at `size`."""
+    point = {name: list(value) if isinstance(value, list) else value
+             for name, value in example.items()}
+    for pin in group:
+        point[pin.ref.name][pin.ref.index] = size
+    return tie(point, ties, keep=(group[0].ref.name, group[0].ref.index))
+
+
+def _sets_of_sizes(op, example, outputs, symbols, pinned, ties):
+    """For extents the trace pinned through a check of a set of sizes: ((outputs with each
+    pinned value made its extent again where the fake's shapes say so, [(requirement, reason)]),
+    ""); (None, why) where a pinned extent is not one of a set of at most MAX_ALLOWED_SIZES (the
+    fake accepts its example's size only, or more) or the outputs cannot be told."""
+    by_value = {}
+    for pin in pinned:
+        by_value.setdefault(pin.value, []).append(pin)
+    symbol_of = {(ref.name, ref.index): symbol for symbol, ref in symbols.items()}
+    requirements = []
+    for value, group in by_value.items():
+        sizes = [size for size in SET_PROBE_SIZES if concrete_output_shapes(
+            op, _with_size(example, group, ties, size)) is not None]
+        if len(sizes) > MAX_ALLOWED_SIZES:
+            shown = ", ".join(map(str, sizes[:4] + ["..."] + sizes[-2:]))
+            return None, (f"the fake accepts {len(sizes)} sizes there ({shown}), more than the "
+                          f"{MAX_ALLOWED_SIZES} of a set that is generated (a variant per size)")
+        if len(sizes) < 2 or value not in sizes:
+            return None, ""
+        symbol = symbol_of[(group[0].ref.name, group[0].ref.index)]
+        general = [[sympy.sympify(d).xreplace({sympy.Integer(value): symbol}) for d in shape]
+                   for shape in outputs]
+        # Each output extent: the pinned value made the extent where that gives the fake's
+        # shapes at every allowed size, else as traced.
+        for size in sizes:
+            point = _with_size(example, group, ties, size)
+            concrete = concrete_output_shapes(op, point)
+            values = _values(symbols, point)
+            for k, shape in enumerate(outputs):
+                for axis, extent in enumerate(shape):
+                    try:
+                        if int(sympy.sympify(general[k][axis]).xreplace(values)) != \
+                                concrete[k][axis]:
+                            general[k][axis] = sympy.sympify(extent)
+                    except (TypeError, ValueError, ZeroDivisionError):
+                        return None, ""
+        outputs = general
+        relation = sympy.Or(*[sympy.Eq(symbol, size) for size in sizes])
+        sites = sorted({pin.site for pin in group if pin.site})
+        where = f", {', '.join(sites)}" if sites else ""
+        requirements.append((relation, "a set of sizes checked in the fake implementation" +
+                             where))
+    return (outputs, requirements), ""
+
+
 def traced_shapes(op, example, samples=400, seed=0):
     outputs, candidates, symbols, checks, pinned = trace(op, example)
+    set_requirements, why_not_a_set = [], ""
+    if pinned:
+        ties = tied_extents(candidates + [relation for relation, _ in checks], symbols)
+        sets, why_not_a_set = _sets_of_sizes(op, example, outputs, symbols, pinned, ties)
+        if sets is not None:
+            outputs, set_requirements = sets
+            checks = checks + set_requirements
+            pinned = []
     reasons = {}
     for relation, reason in checks:
         reasons[relation] = reason
@@ -459,6 +559,8 @@ def traced_shapes(op, example, samples=400, seed=0):
     points = []
     for _ in range(samples):
         point = tie(_sample_point(op, example, rng), ties)
+        if set_requirements:  # a size of the set, not a point the requirement excludes
+            satisfy(point, candidates, symbols)
         values = _values(symbols, point)
         points.append((point, values, concrete_output_shapes(op, point)))
 
@@ -495,7 +597,8 @@ def traced_shapes(op, example, samples=400, seed=0):
             continue
         if not agrees(values, concrete):
             if pinned:
-                raise GenerationError(_pinned_message(op, pinned, point, concrete))
+                raise GenerationError(_pinned_message(op, pinned, point, concrete,
+                                                      why_not_a_set))
             raise GenerationError(
                 f"op '{op.qualname}': the output shape traced from the fake implementation "
                 f"({_show(outputs)}) does not hold at {point}: the fake gives {concrete}. Its "
@@ -505,18 +608,20 @@ def traced_shapes(op, example, samples=400, seed=0):
     return TracedShapes(outputs, requires, symbols, unreachable, reasons)
 
 
-def _pinned_message(op, pinned, point, concrete):
+def _pinned_message(op, pinned, point, concrete, why_not_a_set):
     extents = ", ".join(f"{p.ref.name}.size({p.ref.index}) to {p.value}" for p in pinned)
     sites = sorted({p.site for p in pinned if p.site})
     where = (f" (through the condition of torch._check at {', '.join(sites)})" if sites else "")
     first = pinned[0]
+    because = f": {why_not_a_set}" if why_not_a_set else ""
     return (f"op '{op.qualname}': tracing the fake implementation fixes {extents}, the "
             f"example's{where}: a condition the trace cannot keep symbolic, such as "
             "`x.shape[-1] in (16, 32, 64)`, which compares with each value; at "
-            f"{point} the fake gives {concrete}. A set of allowed sizes is not "
-            f"generated: pin the size in the fake (`torch._check({first.ref.name}.shape"
-            f"[{first.ref.index}] == {first.value})`; the plugin then takes that size only, one "
-            "project per size), or state a range that the kernel takes every size of "
+            f"{point} the fake gives {concrete}. A set of up to {MAX_ALLOWED_SIZES} sizes is "
+            f"generated (a variant per size), not this one{because}. Pin the size in the fake "
+            f"(`torch._check({first.ref.name}.shape[{first.ref.index}] == {first.value})`; the "
+            "plugin then takes that size only, one project per size), list fewer sizes, or state "
+            "a range that the kernel takes every size of "
             f"(`torch._check({first.ref.name}.shape[{first.ref.index}] <= ...)`)")
 
 

@@ -1,0 +1,47 @@
+"""Attention kernels' head size: a constexpr the kernel needs at compile time (`tl.arange(0,
+HEAD_DIM)` over a whole row), which the fake allows from a set (`x.shape[-1] in (16, 32, 64,
+128)`), and a tile that follows it (`CHUNK = 16 if head_dim <= 32 else 32`, as flash attention's
+BLOCK_N follows its head size): a variant per size, each with its own tile."""
+import torch
+import triton
+import triton.language as tl
+
+AUTOPLUGIN_EXAMPLES = ["test::head_rms(x=[6, 40, 64])"]
+
+BLOCK_ROWS = 16
+
+
+@triton.jit
+def head_rms_kernel(x_ptr, y_ptr, rms_ptr, rows, HEAD_DIM: tl.constexpr, CHUNK: tl.constexpr,
+                    BLOCK_ROWS: tl.constexpr):
+    row = tl.program_id(0) * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)
+    mask = row[:, None] < rows
+    total = tl.zeros([BLOCK_ROWS], dtype=tl.float32)
+    for start in tl.static_range(0, HEAD_DIM, CHUNK):
+        cols = start + tl.arange(0, CHUNK)
+        x = tl.load(x_ptr + row[:, None] * HEAD_DIM + cols[None, :], mask=mask, other=0.0)
+        total += tl.sum(x.to(tl.float32) * x.to(tl.float32), axis=1)
+    rms = tl.sqrt(total / HEAD_DIM + 1e-6)
+    cols = tl.arange(0, HEAD_DIM)
+    x = tl.load(x_ptr + row[:, None] * HEAD_DIM + cols[None, :], mask=mask, other=0.0)
+    tl.store(y_ptr + row[:, None] * HEAD_DIM + cols[None, :], x / rms[:, None], mask=mask)
+    tl.store(rms_ptr + row, rms, mask=row < rows)
+
+
+@torch.library.custom_op("test::head_rms", mutates_args=())
+def head_rms(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    head_dim = x.shape[-1]
+    assert head_dim in {16, 32, 64, 128}, f"head size {head_dim} is not compiled"
+    y = torch.empty_like(x)
+    rms = torch.empty(x.shape[:-1], dtype=torch.float32, device=x.device)
+    rows = x.numel() // head_dim
+    chunk = 16 if head_dim <= 32 else 32
+    head_rms_kernel[(triton.cdiv(rows, BLOCK_ROWS),)](x, y, rms, rows, HEAD_DIM=head_dim,
+                                                      CHUNK=chunk, BLOCK_ROWS=BLOCK_ROWS)
+    return y, rms
+
+
+@head_rms.register_fake
+def _(x):
+    torch._check(x.shape[-1] in (16, 32, 64, 128))
+    return torch.empty_like(x), x.new_empty(x.shape[:-1], dtype=torch.float32)
