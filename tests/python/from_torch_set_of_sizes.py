@@ -1,14 +1,13 @@
 """Attention kernels' head size: a constexpr the kernel needs at compile time (`tl.arange(0,
 HEAD_DIM)` over a whole row), which the fake allows from a set (`x.shape[-1] in (16, 32, 64,
-128)`), and a tile that follows it (`CHUNK = 16 if head_dim <= 32 else 32`, as flash attention's
-BLOCK_N follows its head size): a variant per size, each with its own tile."""
+128)`), and tiles that follow it (`CHUNK = 16 if head_dim <= 32 else 32`, as flash attention's
+BLOCK_N follows its head size; `BLOCK_ROWS = 16 if head_dim <= 64 else 8`, and a grid of row tiles
+of it): a variant per size, each with its own tiles and grid."""
 import torch
 import triton
 import triton.language as tl
 
 AUTOPLUGIN_EXAMPLES = ["test::head_rms(x=[6, 40, 64])"]
-
-BLOCK_ROWS = 16
 
 
 @triton.jit
@@ -36,8 +35,9 @@ def head_rms(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     rms = torch.empty(x.shape[:-1], dtype=torch.float32, device=x.device)
     rows = x.numel() // head_dim
     chunk = 16 if head_dim <= 32 else 32
-    head_rms_kernel[(triton.cdiv(rows, BLOCK_ROWS),)](x, y, rms, rows, HEAD_DIM=head_dim,
-                                                      CHUNK=chunk, BLOCK_ROWS=BLOCK_ROWS)
+    block_rows = 16 if head_dim <= 64 else 8
+    head_rms_kernel[(triton.cdiv(rows, block_rows),)](x, y, rms, rows, HEAD_DIM=head_dim,
+                                                      CHUNK=chunk, BLOCK_ROWS=block_rows)
     return y, rms
 
 

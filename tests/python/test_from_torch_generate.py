@@ -219,18 +219,22 @@ class VariantsTest(unittest.TestCase):
 
     def test_a_set_of_sizes_is_a_variant_per_size(self):
         cpp, cmake = self.generate("from_torch_set_of_sizes.py")
-        # the fake's `x.shape[-1] in (16, 32, 64, 128)`: every size, with the tile it takes
+        # the fake's `x.shape[-1] in (16, 32, 64, 128)`: every size, with the tiles it takes
         self.assertIn('  VARIANTS\n'
-                      '    "HEAD_DIM=16, CHUNK=16, num_warps=4, num_stages=3"\n'
-                      '    "HEAD_DIM=32, CHUNK=16, num_warps=4, num_stages=3"\n'
-                      '    "HEAD_DIM=64, CHUNK=32, num_warps=4, num_stages=3"\n'
-                      '    "HEAD_DIM=128, CHUNK=32, num_warps=4, num_stages=3"\n  NUM_WARPS',
-                      cmake)
-        self.assertIn("select(std::max<std::int64_t>(ap::triton::next_power_of_2(x.size(2)), 16), "
-                      "[&]() -> std::int64_t { switch (std::max<std::int64_t>("
-                      "ap::triton::next_power_of_2(x.size(2)), 16)) { case 16: return 16; "
-                      "case 32: return 16; case 64: return 32; case 128: return 32; default: "
-                      "return 32; } }()),", cpp)
+                      '    "HEAD_DIM=16, CHUNK=16, BLOCK_ROWS=16, num_warps=4, num_stages=3"\n'
+                      '    "HEAD_DIM=32, CHUNK=16, BLOCK_ROWS=16, num_warps=4, num_stages=3"\n'
+                      '    "HEAD_DIM=64, CHUNK=32, BLOCK_ROWS=16, num_warps=4, num_stages=3"\n'
+                      '    "HEAD_DIM=128, CHUNK=32, BLOCK_ROWS=8, num_warps=4, num_stages=3"\n'
+                      '  NUM_WARPS', cmake)
+        head = "std::max<std::int64_t>(ap::triton::next_power_of_2(x.size(2)), 16)"
+        chunk = (f"[&]() -> std::int64_t {{ switch ({head}) {{ case 16: return 16; case 32: "
+                 "return 16; case 64: return 32; case 128: return 32; default: return 32; } }()")
+        rows = (f"[&]() -> std::int64_t {{ switch ({head}) {{ case 16: return 16; case 32: "
+                "return 16; case 64: return 16; case 128: return 8; default: return 8; } }()")
+        self.assertIn(f"select({head}, {chunk}, {rows}),", cpp)
+        # a grid of row tiles of the variant's BLOCK_ROWS
+        self.assertIn(f"ap::triton::make_grid(ap::triton::cdiv(out1.numel(), {rows})), stream,",
+                      cpp)
         # the set is the plugin's requirement, the output shapes symbolic in the head size
         self.assertIn('ap::require((x[2] == 128) || (x[2] == 16) || (x[2] == 32) || '
                       '(x[2] == 64),\n                "x[2] in {16, 32, 64, 128} (a set of sizes '

@@ -1143,8 +1143,9 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
         try:
             grid.append(_fit(op, values, fit_envs, check_envs, context, "i64", block_sizes))
         except GenerationError as refusal:
-            grid.append(_grid_capped_per_variant(recorded, values, envs, family, probe, axis,
-                                                 block_sizes, refusal))
+            tiles = _grid_of_variant_tiles(recorded, values, envs, family)
+            grid.append(tiles or _grid_capped_per_variant(recorded, values, envs, family, probe,
+                                                          axis, block_sizes, refusal))
     options = {k: _plain(v) for k, v in first.options.items()}
     for record in recorded:
         # A family's warps and stages follow its power of two (read per variant by probing).
@@ -1220,6 +1221,24 @@ def _constexpr_text(value):
     if isinstance(value, tl.dtype):
         return f"tl.{value.name}"
     return "True" if value is True else "False" if value is False else repr(value)
+
+
+def _grid_of_variant_tiles(recorded, values, envs, family):
+    """A grid axis of tiles of a family's integer constexpr (`cdiv(n_ctx, BLOCK_M)` where
+    `BLOCK_M = 128 if head_dim <= 64 else 64`): `ap::triton::cdiv(size, <the constexpr's C++>)`
+    where that gives every sample's value; "" where none does."""
+    for varying in (family.varying if family else []):
+        tiles = [_plain(r.arguments[varying.name]) for r in recorded]
+        if not all(isinstance(t, int) and not isinstance(t, bool) and t > 0 for t in tiles):
+            continue
+        for text, function in fitting.candidates(envs, ()):
+            try:
+                if all(-(-fitting._integral(function(env)) // tile) == value
+                       for env, tile, value in zip(envs, tiles, values)):
+                    return f"ap::triton::cdiv({text}, {varying.cpp})"
+            except (KeyError, TypeError, ZeroDivisionError):
+                continue
+    return ""
 
 
 def _grid_capped_per_variant(recorded, values, envs, family, probe, axis, constants, refusal):
