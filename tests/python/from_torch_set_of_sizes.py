@@ -2,12 +2,15 @@
 HEAD_DIM)` over a whole row), which the fake allows from a set (`x.shape[-1] in (16, 32, 64,
 128)`), and tiles that follow it (`CHUNK = 16 if head_dim <= 32 else 32`, as flash attention's
 BLOCK_N follows its head size; `BLOCK_ROWS = 16 if head_dim <= 64 else 8`, and a grid of row tiles
-of it): a variant per size, each with its own tiles and grid."""
+of it): a variant per size, each with its own tiles and grid. `head_rms_padded` takes head sizes
+that are not all powers of two (`in (32, 48, 64, 80, 96, 128)`), the kernel the exact size and its
+next power of two (`tl.arange(0, HEAD_PADDED)`, masked to `HEAD`), as vLLM's attention kernels
+do."""
 import torch
 import triton
 import triton.language as tl
 
-AUTOPLUGIN_EXAMPLES = ["test::head_rms(x=[6, 40, 64])"]
+AUTOPLUGIN_EXAMPLES = ["test::head_rms(x=[6, 40, 64])", "test::head_rms_padded(x=[6, 40, 80])"]
 
 
 @triton.jit
@@ -45,3 +48,30 @@ def head_rms(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 def _(x):
     torch._check(x.shape[-1] in (16, 32, 64, 128))
     return torch.empty_like(x), x.new_empty(x.shape[:-1], dtype=torch.float32)
+
+
+@triton.jit
+def head_rms_padded_kernel(x_ptr, y_ptr, rows, HEAD: tl.constexpr, HEAD_PADDED: tl.constexpr):
+    row = tl.program_id(0) * 16 + tl.arange(0, 16)
+    cols = tl.arange(0, HEAD_PADDED)
+    mask = (row[:, None] < rows) & (cols[None, :] < HEAD)
+    x = tl.load(x_ptr + row[:, None] * HEAD + cols[None, :], mask=mask, other=0.0)
+    rms = tl.sqrt(tl.sum(x.to(tl.float32) * x.to(tl.float32), axis=1) / HEAD + 1e-6)
+    tl.store(y_ptr + row[:, None] * HEAD + cols[None, :], x / rms[:, None], mask=mask)
+
+
+@torch.library.custom_op("test::head_rms_padded", mutates_args=())
+def head_rms_padded(x: torch.Tensor) -> torch.Tensor:
+    head = x.shape[-1]
+    assert head in (32, 48, 64, 80, 96, 128)
+    y = torch.empty_like(x)
+    rows = x.numel() // head
+    head_rms_padded_kernel[(triton.cdiv(rows, 16),)](x, y, rows, HEAD=head,
+                                                     HEAD_PADDED=triton.next_power_of_2(head))
+    return y
+
+
+@head_rms_padded.register_fake
+def _(x):
+    torch._check(x.shape[-1] in (32, 48, 64, 80, 96, 128))
+    return torch.empty_like(x)

@@ -218,7 +218,7 @@ class VariantsTest(unittest.TestCase):
         self.assertIn("regenerate with --max-block 8192", cpp)
 
     def test_a_set_of_sizes_is_a_variant_per_size(self):
-        cpp, cmake = self.generate("from_torch_set_of_sizes.py")
+        cpp, cmake = self.generate("from_torch_set_of_sizes.py", "--op", "test::head_rms")
         # the fake's `x.shape[-1] in (16, 32, 64, 128)`: every size, with the tiles it takes
         self.assertIn('  VARIANTS\n'
                       '    "HEAD_DIM=16, CHUNK=16, BLOCK_ROWS=16, num_warps=4, num_stages=3"\n'
@@ -226,7 +226,7 @@ class VariantsTest(unittest.TestCase):
                       '    "HEAD_DIM=64, CHUNK=32, BLOCK_ROWS=16, num_warps=4, num_stages=3"\n'
                       '    "HEAD_DIM=128, CHUNK=32, BLOCK_ROWS=8, num_warps=4, num_stages=3"\n'
                       '  NUM_WARPS', cmake)
-        head = "std::max<std::int64_t>(ap::triton::next_power_of_2(x.size(2)), 16)"
+        head = "x.size(2)"
         chunk = (f"[&]() -> std::int64_t {{ switch ({head}) {{ case 16: return 16; case 32: "
                  "return 16; case 64: return 32; case 128: return 32; default: return 32; } }()")
         rows = (f"[&]() -> std::int64_t {{ switch ({head}) {{ case 16: return 16; case 32: "
@@ -246,6 +246,21 @@ class VariantsTest(unittest.TestCase):
             case = self.cases[f"fp32_x2_{size}_3"]
             self.assertEqual(case["inputs"][0]["shape"], [6, 40, size])
             self.assertEqual(case["expect_shapes"], [[6, 40, size], [6, 40]])
+
+    def test_a_set_of_sizes_not_all_powers_of_two(self):
+        cpp, cmake = self.generate("from_torch_set_of_sizes.py", "--op", "test::head_rms_padded")
+        # the exact size and its next power of two, per size of the set (a power-of-two family
+        # fitted to samples would run 80 as 128)
+        self.assertIn('    "HEAD=48, HEAD_PADDED=64, num_warps=4, num_stages=3"\n'
+                      '    "HEAD=64, HEAD_PADDED=64, num_warps=4, num_stages=3"\n'
+                      '    "HEAD=80, HEAD_PADDED=128, num_warps=4, num_stages=3"\n', cmake)
+        self.assertIn("select(x.size(2), [&]() -> std::int64_t { switch (x.size(2)) { case 32: "
+                      "return 32; case 48: return 64; case 64: return 64; case 80: return 128; "
+                      "case 96: return 128; case 128: return 128; default: return 128; } }()),",
+                      cpp)
+        self.assertEqual(sorted(self.cases), sorted(
+            [f"fp32_{k}_3" for k in ("static", "dynamic", "x2_32", "x2_48", "x2_64", "x2_96",
+                                     "x2_128")]))
 
     def test_an_output_the_host_code_allocates_zeroed_is_cleared(self):
         cpp, _ = self.generate("from_torch_zeroed_output.py")

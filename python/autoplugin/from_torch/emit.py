@@ -761,8 +761,8 @@ def cases(op, structures, dtypes):
                                          [t for t in tensors if example[t.name] is not None])
         sizes_of_sets = _set_points(op, structure,
                                     [t for t in tensors if example[t.name] is not None])
-        if largest is not None and any(point == largest for _, point in sizes_of_sets):
-            largest = None  # a size of the set: checked as such
+        if sizes_of_sets:
+            largest = None  # a case per size of the set runs every variant
         largest_shapes = None
         if largest is not None:
             largest_shapes = [list(s) for s in evaluate_shapes(

@@ -161,6 +161,12 @@ def _per_variant(name, recorded, driving):
     from .launches import _constexpr_text, _plain
     if driving is None or driving.reach is None:
         return None
+    seen = {}  # the samples first: one value per variant, or it follows something else too
+    for record in recorded:
+        if seen.setdefault(_constexpr_text(record.arguments[driving.name]),
+                           _constexpr_text(record.arguments[name])) != \
+                _constexpr_text(record.arguments[name]):
+            return None
     table = {}
     for value in driving.values:
         try:
@@ -214,6 +220,11 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
                               f"the shapes or attributes ({sorted(set(plain))}) and is neither a "
                               "bool attribute nor a size divisible by, or equal to, a power of "
                               "two or another constexpr")
+    # An extent from a set the fake allows, the constexpr that extent at every size of the set
+    # (a power of two fitted to samples of some of its sizes would miss the others).
+    of_set = _size_of_a_set(op, name, plain, envs, probe)
+    if of_set:
+        return of_set
     if all(isinstance(v, int) and not isinstance(v, bool) and v > 0 and v & (v - 1) == 0
            for v in plain):
         floor, top = min(plain), max(plain)  # top: a cap where samples exceed it (probed)
@@ -252,6 +263,44 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
         f"({sorted({repr(v) for v in plain})}); generated: the next power of two of a size (an "
         "input extent, element count or stride, an int attribute, or a simple combination of "
         "these, as the fitter recovers arguments), at least a constant, and bool attributes")
+
+
+def _size_of_a_set(op, name, plain, envs, probe):
+    """The family of an extent the fake allows from a set (`q.shape[-1] in (64, 80, 96, 128)`,
+    head sizes that are not all powers of two) where the constexpr is that extent: a variant per
+    size of the set, each with the warps and stages the host code gives it; None where it is not
+    that."""
+    from .launches import _plain
+    from .shapes import allowed_values
+    traced = getattr(probe, "traced", None)
+    if traced is None or not all(isinstance(v, int) and not isinstance(v, bool) for v in plain):
+        return None
+    for relation in traced.requires:
+        allowed = allowed_values(relation)
+        ref = traced.symbols.get(allowed[0]) if allowed else None
+        if ref is None or ref.kind != "extent":
+            continue
+        atom = f"{ref.name}.size({ref.index})"
+        if not all(env.atoms.get(atom) == v for env, v in zip(envs, plain)):
+            continue
+        options = {}
+        for size in allowed[1]:
+            try:
+                record, _ = probe(atom, size)
+            except GenerationError:
+                return None
+            if _plain(record.arguments[name]) != size:
+                return None
+            options[str(size)] = (int(record.options.get("num_warps", 4)),
+                                  int(record.options.get("num_stages", 3)))
+        reason = (f"the fake implementation requires {ref.name}.size({ref.index}) in "
+                  f"{{{', '.join(map(str, allowed[1]))}}}")
+        varying = VaryingConstexpr(name, atom, [str(v) for v in allowed[1]],
+                                   _shape_function_text(atom, op), max(allowed[1]), reason,
+                                   False, lambda env, a=atom: env.atoms[a],
+                                   lambda value, exact=True, a=atom: probe(a, value))
+        return varying, options
+    return None
 
 
 def _power_of_derived_size(op, name, plain, floor, top, envs, probe, max_block, context):

@@ -353,9 +353,8 @@ def satisfy(point, requires, symbols, keep=None):
             ref = symbols.get(symbol)
             if ref is None or (ref.name, ref.index) == keep or ref.value(point) in values:
                 continue
-            # The allowed value nearest the sampled one: the samples spread over the set.
-            current = ref.value(point)
-            chosen = min(values, key=lambda v: (abs(v - current), -v))
+            # A value of the set that the sampled one picks: the samples spread over the set.
+            chosen = values[abs(ref.value(point)) % len(values)]
             if ref.index is None:
                 point[ref.name] = chosen
             else:
