@@ -137,7 +137,7 @@ def add_varying(family, op, name, first, recorded, constexprs, envs, context, pr
                 all(_plain(r.arguments[other]) == value for r in recorded)):
             others.append((repr(value), other))
     driving = next((v for v in family.varying if v.bounded), None)
-    following = _per_variant(name, recorded, driving)
+    following = _per_variant(name, recorded, driving, envs)
     if following is not None:
         family.varying.append(following)
         return family, RecoveredArgument(name, "constexpr", cpp=following.cpp, constexpr=VARYING)
@@ -153,13 +153,18 @@ def add_varying(family, op, name, first, recorded, constexprs, envs, context, pr
     return family, RecoveredArgument(name, "constexpr", cpp=varying.cpp, constexpr=VARYING)
 
 
-def _per_variant(name, recorded, driving):
+def _per_variant(name, recorded, driving, envs):
     """Integer constexpr `name` as a value per variant of the launch's power-of-two constexpr
     (`BLOCK_N = 64 if HEAD_DIM <= 64 else 32`): read by running the host code where it gives
     each variant, and the same at every sample; None where it is not that (no power of two
-    before it, another size changes it too)."""
+    before it, another size changes it too, or it is a size itself: Liger's `n_cols:
+    tl.constexpr` beside its block, which a sample per variant would not tell apart)."""
     from .launches import _constexpr_text, _plain
     if driving is None or driving.reach is None:
+        return None
+    values = [_plain(record.arguments[name]) for record in recorded]
+    if any(all(env.atoms.get(atom) == value for env, value in zip(envs, values))
+           for atom in envs[0].atoms):
         return None
     seen = {}  # the samples first: one value per variant, or it follows something else too
     for record in recorded:
