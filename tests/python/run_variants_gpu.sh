@@ -5,6 +5,7 @@
 # `autoplugin check` against the module's own op run eagerly (every tactic of the autotuned op).
 #
 #   PREFIX=<installed autoplugin> TensorRT_ROOT=.deps/tensorrt/v11.1 tests/python/run_variants_gpu.sh
+# (MODULES="from_torch_set_of_sizes ..." for some of them)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 prefix=${PREFIX:?set PREFIX to an installed autoplugin (cmake --install <build> --prefix PREFIX)}
@@ -13,19 +14,21 @@ work=${WORK:-/tmp/from_torch_variants}
 rm -rf "$work"
 export PYTHONPATH=$root/python${PYTHONPATH:+:$PYTHONPATH}
 status=0
-for module in from_torch_constexpr_family from_torch_set_of_sizes from_torch_heuristics \
-  from_torch_autotuned; do
+for module in ${MODULES:-from_torch_constexpr_family from_torch_set_of_sizes \
+  from_torch_heuristics from_torch_autotuned}; do
   echo "== $module"
   python3 -m autoplugin.from_torch "$root/tests/python/$module.py" --dtypes float32,float16 \
     --max-block 4096 --out "$work/$module" > "$work.folder" 2> "$work.log" || { cat "$work.log"; exit 1; }
-  folder=$(tail -n 1 "$work.folder")
-  op=$(basename "$folder")
-  cmake -S "$folder" -B "$folder/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
-    -DTensorRT_ROOT="$trt" > /dev/null
-  cmake --build "$folder/build" > /dev/null
-  "$prefix/bin/autoplugin" check "$folder/build/lib${op}_plugin.so" --case "$folder/cases.json" \
-    --reference "python3 $root/tests/python/eager_reference.py $root/tests/python/$module.py" \
-    > "$work/check_$op.txt" 2>&1 || status=1
-  grep -E "tactic|failed" "$work/check_$op.txt" | tail -n 4
+  while read -r folder; do  # a project per op of the module
+    op=$(basename "$folder")
+    cmake -S "$folder" -B "$folder/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+      -DTensorRT_ROOT="$trt" > /dev/null
+    cmake --build "$folder/build" > /dev/null
+    "$prefix/bin/autoplugin" check "$folder/build/lib${op}_plugin.so" --case "$folder/cases.json" \
+      --reference "python3 $root/tests/python/eager_reference.py $root/tests/python/$module.py" \
+      > "$work/check_$op.txt" 2>&1 || status=1
+    echo "-- $op"
+    grep -E "tactic|failed" "$work/check_$op.txt" | tail -n 4
+  done < <(grep -v '^$' "$work.folder")
 done
 exit $status
