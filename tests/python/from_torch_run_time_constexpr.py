@@ -75,3 +75,29 @@ def static_row(x: torch.Tensor) -> torch.Tensor:
 @static_row.register_fake
 def _(x):
     return torch.empty_like(x)
+
+
+@triton.jit
+def row_double_block_first_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr, n_cols: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask)
+    tl.store(y_ptr + row * n_cols + cols, 2 * x, mask=mask)
+
+
+@torch.library.custom_op("test::row_double_block_first", mutates_args=())
+def row_double_block_first(x: torch.Tensor) -> torch.Tensor:
+    """row_double with the block before the row length: the row length, which follows the block's
+    variant at one sample per variant, is still a size taken at run time."""
+    n_rows, n_cols = x.shape
+    y = torch.empty_like(x)
+    row_double_block_first_kernel[(n_rows,)](x, y, BLOCK=triton.next_power_of_2(n_cols),
+                                             n_cols=n_cols)
+    return y
+
+
+@row_double_block_first.register_fake
+def _(x):
+    torch._check(x.shape[1] <= 1024)
+    return torch.empty_like(x)

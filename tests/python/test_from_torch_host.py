@@ -219,6 +219,16 @@ class RunTimeConstexprTest(unittest.TestCase):
                           "ap::triton::cdiv(x.size(1), 64))", cpp)
             self.assertIn("SPECIALIZE)", cmake)
 
+    def test_a_size_after_the_block_is_not_a_value_per_variant(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(self.MODULE, "--out", out, "--no-artefacts", "--op",
+                                "test::row_double_block_first", "--example",
+                                "test::row_double_block_first(x=[3, 40])")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            cpp, cmake, _ = generated(out, "row_double_block_first")
+            self.assertIn('SIGNATURE "*fp32, *fp32, constexpr, i32"', cmake)
+            self.assertIn('/* n_cols */ checked_i32(x.size(1), "n_cols")', cpp)
+
     def test_a_constexpr_the_kernel_needs_at_compile_time_is_refused(self):
         with tempfile.TemporaryDirectory() as out:
             result = from_torch(self.MODULE, "--out", out, "--no-artefacts", "--op",
