@@ -5,12 +5,14 @@ BLOCK_N follows its head size; `BLOCK_ROWS = 16 if head_dim <= 64 else 8`, and a
 of it): a variant per size, each with its own tiles and grid. `head_rms_padded` takes head sizes
 that are not all powers of two (`in (32, 48, 64, 80, 96, 128)`), the kernel the exact size and its
 next power of two (`tl.arange(0, HEAD_PADDED)`, masked to `HEAD`), as vLLM's attention kernels
-do."""
+do. `group_absmax` takes an int attribute from a set (`group_size in (32, 64, 128)`), as
+quantization kernels do, one program per group of `GROUP` elements."""
 import torch
 import triton
 import triton.language as tl
 
-AUTOPLUGIN_EXAMPLES = ["test::head_rms(x=[6, 40, 64])", "test::head_rms_padded(x=[6, 40, 80])"]
+AUTOPLUGIN_EXAMPLES = ["test::head_rms(x=[6, 40, 64])", "test::head_rms_padded(x=[6, 40, 80])",
+                       "test::group_absmax(x=[4, 256], group_size=64)"]
 
 
 @triton.jit
@@ -74,4 +76,25 @@ def head_rms_padded(x: torch.Tensor) -> torch.Tensor:
 @head_rms_padded.register_fake
 def _(x):
     torch._check(x.shape[-1] in (32, 48, 64, 80, 96, 128))
+    return torch.empty_like(x)
+
+
+@triton.jit
+def group_absmax_kernel(x_ptr, y_ptr, n, GROUP: tl.constexpr):
+    offsets = tl.program_id(0) * GROUP + tl.arange(0, GROUP)
+    x = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0).to(tl.float32)
+    tl.store(y_ptr + offsets, x / tl.maximum(tl.max(tl.abs(x), axis=0), 1e-6), mask=offsets < n)
+
+
+@torch.library.custom_op("test::group_absmax", mutates_args=())
+def group_absmax(x: torch.Tensor, group_size: int) -> torch.Tensor:
+    assert group_size in (32, 64, 128)
+    y = torch.empty_like(x)
+    group_absmax_kernel[(triton.cdiv(x.numel(), group_size),)](x, y, x.numel(), GROUP=group_size)
+    return y
+
+
+@group_absmax.register_fake
+def _(x, group_size):
+    torch._check(group_size in (32, 64, 128))
     return torch.empty_like(x)

@@ -262,6 +262,18 @@ class VariantsTest(unittest.TestCase):
             [f"fp32_{k}_3" for k in ("static", "dynamic", "x2_32", "x2_48", "x2_64", "x2_96",
                                      "x2_128")]))
 
+    def test_a_set_of_values_of_an_int_attribute(self):
+        cpp, cmake = self.generate("from_torch_set_of_sizes.py", "--op", "test::group_absmax")
+        self.assertIn('  VARIANTS\n    "GROUP=32, num_warps=4, num_stages=3"\n'
+                      '    "GROUP=64, num_warps=4, num_stages=3"\n'
+                      '    "GROUP=128, num_warps=4, num_stages=3"\n  NUM_WARPS', cmake)
+        self.assertIn('"group_size in {32, 64, 128} (a set of values checked in the fake '
+                      'implementation, from_torch_set_of_sizes.py:', cpp)
+        self.assertIn("select(group_size),", cpp)
+        self.assertIn("ap::triton::make_grid(ap::triton::cdiv(x.numel(), group_size))", cpp)
+        self.assertEqual(self.cases["fp32_group_size_128_2"]["attributes"],
+                         {"group_size": 128})
+
     def test_an_output_the_host_code_allocates_zeroed_is_cleared(self):
         cpp, _ = self.generate("from_torch_zeroed_output.py")
         self.assertIn("    check_cuda(cudaMemsetAsync(out.data(), 0, out.numel() * "

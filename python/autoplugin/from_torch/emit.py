@@ -165,8 +165,11 @@ def shape_function(op, structures):
             message = f"{shown} ({traced.reason(condition)})"
             lines.append(f"                {json.dumps(message)});")
         # A family's range that a set of sizes already bounds (`q[3] in {16, ..., 128}`)
-        required |= {f"{translate.dim(allowed[0])} <= {max(allowed[1])}"
-                     for allowed in filter(None, map(allowed_values, traced.requires))}
+        for allowed in filter(None, map(allowed_values, traced.requires)):
+            ref = traced.symbols.get(allowed[0])
+            if ref is not None:  # as the family writes it: `x[2]`, `group_size`
+                bounded = ref.name if ref.kind != "extent" else f"{ref.name}[{ref.index}]"
+                required.add(f"{bounded} <= {max(allowed[1])}")
         for condition, message in kernel_variants.requirements(structure.launches):
             if condition in required:  # the fake requires it already
                 continue
@@ -709,9 +712,10 @@ def _largest_variant_point(op, structure, tensors):
 
 
 def _set_points(op, structure, tensors):
-    """(label, point) for each size of a set the fake allows (`q.shape[-1] in (16, 32, 64,
-    128)`) other than the example's: the example with that extent, and those tied to it, at the
-    size, so that every size's variant is checked."""
+    """(label, point) for each value of a set the fake allows (`q.shape[-1] in (16, 32, 64,
+    128)`, `group_size in (32, 64)`) other than the example's: the example with that extent or
+    int attribute, and what is tied to it, at the value, so that every value's variant is
+    checked."""
     from .launches import _numel
     from .shapes import allowed_values, tie, tied_extents
     traced = structure.traced
@@ -720,18 +724,22 @@ def _set_points(op, structure, tensors):
     for relation in traced.requires:
         allowed = allowed_values(relation)
         ref = traced.symbols.get(allowed[0]) if allowed else None
-        if ref is None or ref.kind != "extent":
+        if ref is None:
             continue
         for size in allowed[1]:
             if size == ref.value(structure.example):
                 continue
             point = {k: (list(v) if isinstance(v, (list, tuple)) else v)
                      for k, v in structure.example.items()}
-            point[ref.name][ref.index] = size
+            if ref.index is None:
+                point[ref.name] = size
+            else:
+                point[ref.name][ref.index] = size
             tie(point, ties, keep=(ref.name, ref.index))
+            label = f"{ref.name}{'' if ref.index is None else ref.index}_{size}".replace("-", "m")
             if (sum(_numel(point[t.name]) for t in tensors) <= LARGEST_VARIANT_ELEMENTS and
                     _holds(op, structure, point)):
-                points.append((f"{ref.name}{ref.index}_{size}", point))
+                points.append((label, point))
     return points
 
 
@@ -784,7 +792,8 @@ def cases(op, structures, dtypes):
                                "inputs": [None if point[t.name] is None else
                                           dict(_case_dtype(t, dtype), shape=point[t.name])
                                           for t in tensors],
-                               "attributes": attributes,
+                               "attributes": {a.name: _case_value(a, point[a.name])
+                                              for a in op.attributes},
                                "expect_shapes": [list(s) for s in evaluate_shapes(
                                    structure.traced.outputs,
                                    _values(structure.traced.symbols, point))]})

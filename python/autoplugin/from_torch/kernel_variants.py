@@ -271,10 +271,10 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
 
 
 def _size_of_a_set(op, name, plain, envs, probe):
-    """The family of an extent the fake allows from a set (`q.shape[-1] in (64, 80, 96, 128)`,
-    head sizes that are not all powers of two) where the constexpr is that extent: a variant per
-    size of the set, each with the warps and stages the host code gives it; None where it is not
-    that."""
+    """The family of an extent or int attribute the fake allows from a set (`q.shape[-1] in (64,
+    80, 96, 128)`, head sizes that are not all powers of two; `group_size in (32, 64, 128)`)
+    where the constexpr is that value: a variant per value of the set, each with the warps and
+    stages the host code gives it; None where it is not that."""
     from .launches import _plain
     from .shapes import allowed_values
     traced = getattr(probe, "traced", None)
@@ -283,9 +283,11 @@ def _size_of_a_set(op, name, plain, envs, probe):
     for relation in traced.requires:
         allowed = allowed_values(relation)
         ref = traced.symbols.get(allowed[0]) if allowed else None
-        if ref is None or ref.kind != "extent":
+        if ref is None:
             continue
-        atom = f"{ref.name}.size({ref.index})"
+        atom = f"{ref.name}.size({ref.index})" if ref.kind == "extent" else ref.name
+        if not _shape_function_text(atom, op):
+            continue  # (an element of an int[] attribute)
         if not all(env.atoms.get(atom) == v for env, v in zip(envs, plain)):
             continue
         options = {}
@@ -298,8 +300,7 @@ def _size_of_a_set(op, name, plain, envs, probe):
                 return None
             options[str(size)] = (int(record.options.get("num_warps", 4)),
                                   int(record.options.get("num_stages", 3)))
-        reason = (f"the fake implementation requires {ref.name}.size({ref.index}) in "
-                  f"{{{', '.join(map(str, allowed[1]))}}}")
+        reason = f"the fake implementation requires {atom} in {{{', '.join(map(str, allowed[1]))}}}"
         varying = VaryingConstexpr(name, atom, [str(v) for v in allowed[1]],
                                    _shape_function_text(atom, op), max(allowed[1]), reason,
                                    False, lambda env, a=atom: env.atoms[a],

@@ -478,18 +478,24 @@ def holds(condition, values):
         return False
 
 
-# A fake's set of allowed sizes (`q.shape[-1] in (16, 32, 64, 128)`) is read by running it at
-# these sizes; a set of more than MAX_ALLOWED_SIZES is not generated (one variant per size).
+# A fake's set of allowed sizes (`q.shape[-1] in (16, 32, 64, 128)`, `group_size in (32, 64,
+# 128)`) is read by running it at these values (an int attribute's also down to -64); a set of
+# more than MAX_ALLOWED_SIZES is not generated (one variant per size).
 SET_PROBE_SIZES = sorted(set(range(1, 1025)) | {1 << k for k in range(11, 17)})
+SET_PROBE_ATTRIBUTE_VALUES = sorted(set(range(-64, 1)) | set(SET_PROBE_SIZES))
 MAX_ALLOWED_SIZES = 16
 
 
 def _with_size(example, group, ties, size):
-    """The example with the extents of `group` (Pinned), and those tied to them, at `size`."""
+    """The example with the extents or int attributes of `group` (Pinned), and those tied to
+    them, at `size`."""
     point = {name: list(value) if isinstance(value, list) else value
              for name, value in example.items()}
     for pin in group:
-        point[pin.ref.name][pin.ref.index] = size
+        if pin.ref.index is None:
+            point[pin.ref.name] = size
+        else:
+            point[pin.ref.name][pin.ref.index] = size
     return tie(point, ties, keep=(group[0].ref.name, group[0].ref.index))
 
 
@@ -504,7 +510,9 @@ def _sets_of_sizes(op, example, outputs, symbols, pinned, ties):
     symbol_of = {(ref.name, ref.index): symbol for symbol, ref in symbols.items()}
     requirements = []
     for value, group in by_value.items():
-        sizes = [size for size in SET_PROBE_SIZES if concrete_output_shapes(
+        probed = (SET_PROBE_SIZES if all(pin.ref.kind == "extent" for pin in group) else
+                  SET_PROBE_ATTRIBUTE_VALUES)
+        sizes = [size for size in probed if concrete_output_shapes(
             op, _with_size(example, group, ties, size)) is not None]
         if len(sizes) > MAX_ALLOWED_SIZES:
             shown = ", ".join(map(str, sizes[:4] + ["..."] + sizes[-2:]))
@@ -533,7 +541,8 @@ def _sets_of_sizes(op, example, outputs, symbols, pinned, ties):
         relation = sympy.Or(*[sympy.Eq(symbol, size) for size in sizes])
         sites = sorted({pin.site for pin in group if pin.site})
         where = f", {', '.join(sites)}" if sites else ""
-        requirements.append((relation, "a set of sizes checked in the fake implementation" +
+        what = "sizes" if group[0].ref.kind == "extent" else "values"
+        requirements.append((relation, f"a set of {what} checked in the fake implementation" +
                              where))
     return (outputs, requirements), ""
 
