@@ -79,11 +79,9 @@ def _(x):
 
 @triton.jit
 def row_double_block_first_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr, n_cols: tl.constexpr):
-    row = tl.program_id(0).to(tl.int64)
-    cols = tl.arange(0, BLOCK)
-    mask = cols < n_cols
-    x = tl.load(x_ptr + row * n_cols + cols, mask=mask)
-    tl.store(y_ptr + row * n_cols + cols, 2 * x, mask=mask)
+    offsets = tl.program_id(0).to(tl.int64) * n_cols + tl.arange(0, BLOCK)
+    mask = tl.arange(0, BLOCK) < n_cols
+    tl.store(y_ptr + offsets, 2 * tl.load(x_ptr + offsets, mask=mask), mask=mask)
 
 
 @torch.library.custom_op("test::row_double_block_first", mutates_args=())
