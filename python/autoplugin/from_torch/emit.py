@@ -16,7 +16,7 @@ import sympy
 
 from . import kernel_variants
 from .fitting import output_name
-from .shapes import allowed_values
+from .shapes import allowed_values, copy_point, set_text
 from .sympy_to_dim import DimTranslator
 
 CPP_ELEMENT = {"*fp32": "float", "*fp16": "__half", "*bf16": "__nv_bfloat16", "*fp64": "double",
@@ -160,8 +160,8 @@ def shape_function(op, structures):
             required.add(translate.condition(condition))
             lines.append(f"    ap::require({translate.condition(condition)},")
             allowed = allowed_values(condition)
-            shown = (f"{show.dim(allowed[0])} in {{{', '.join(map(str, allowed[1]))}}}"
-                     if allowed else show.condition(condition))
+            shown = (set_text(show.dim(allowed[0]), allowed[1]) if allowed else
+                     show.condition(condition))
             message = f"{shown} ({traced.reason(condition)})"
             lines.append(f"                {json.dumps(message)});")
         # A family's range that a set of sizes already bounds (`q[3] in {16, ..., 128}`)
@@ -699,8 +699,7 @@ def _largest_variant_point(op, structure, tensors):
             tied = [(t.name, k) for t in tensors for k, e in enumerate(example[t.name])
                     if e == extent]
             for changed in ([(tensor.name, axis)], tied):
-                trial = {k: (list(v) if isinstance(v, (list, tuple)) else v)
-                         for k, v in example.items()}
+                trial = copy_point(example)
                 for name, k in changed:
                     trial[name][k] = grown
                 reached = size(trial)
@@ -717,7 +716,7 @@ def _set_points(op, structure, tensors):
     int attribute, and what is tied to it, at the value, so that every value's variant is
     checked."""
     from .launches import _numel
-    from .shapes import allowed_values, tie, tied_extents
+    from .shapes import tie, tied_extents
     traced = structure.traced
     ties = tied_extents(traced.requires, traced.symbols)
     points = []
@@ -729,12 +728,8 @@ def _set_points(op, structure, tensors):
         for size in allowed[1]:
             if size == ref.value(structure.example):
                 continue
-            point = {k: (list(v) if isinstance(v, (list, tuple)) else v)
-                     for k, v in structure.example.items()}
-            if ref.index is None:
-                point[ref.name] = size
-            else:
-                point[ref.name][ref.index] = size
+            point = copy_point(structure.example)
+            ref.assign(point, size)
             tie(point, ties, keep=(ref.name, ref.index))
             label = f"{ref.name}{'' if ref.index is None else ref.index}_{size}".replace("-", "m")
             if (sum(_numel(point[t.name]) for t in tensors) <= LARGEST_VARIANT_ELEMENTS and

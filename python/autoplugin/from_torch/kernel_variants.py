@@ -182,10 +182,8 @@ def _per_variant(name, recorded, driving, envs):
         if not isinstance(got, int) or isinstance(got, bool):
             return None
         table[value] = str(got)
-    for record in recorded:
-        if table.get(_constexpr_text(record.arguments[driving.name])) != \
-                _constexpr_text(record.arguments[name]):
-            return None
+    if any(table.get(variant) != value for variant, value in seen.items()):
+        return None
     cases = " ".join(f"case {value}: return {table[value]};" for value in driving.values)
     cpp = (f"[&]() -> std::int64_t {{ switch ({driving.cpp}) {{ {cases} default: return "
            f"{table[driving.values[-1]]}; }} }}()")
@@ -276,7 +274,7 @@ def _size_of_a_set(op, name, plain, envs, probe):
     where the constexpr is that value: a variant per value of the set, each with the warps and
     stages the host code gives it; None where it is not that."""
     from .launches import _plain
-    from .shapes import allowed_values
+    from .shapes import allowed_values, set_text
     traced = getattr(probe, "traced", None)
     if traced is None or not all(isinstance(v, int) and not isinstance(v, bool) for v in plain):
         return None
@@ -285,7 +283,7 @@ def _size_of_a_set(op, name, plain, envs, probe):
         ref = traced.symbols.get(allowed[0]) if allowed else None
         if ref is None:
             continue
-        atom = f"{ref.name}.size({ref.index})" if ref.kind == "extent" else ref.name
+        atom = ref.text()
         if not _shape_function_text(atom, op):
             continue  # (an element of an int[] attribute)
         if not all(env.atoms.get(atom) == v for env, v in zip(envs, plain)):
@@ -300,7 +298,7 @@ def _size_of_a_set(op, name, plain, envs, probe):
                 return None
             options[str(size)] = (int(record.options.get("num_warps", 4)),
                                   int(record.options.get("num_stages", 3)))
-        reason = f"the fake implementation requires {atom} in {{{', '.join(map(str, allowed[1]))}}}"
+        reason = f"the fake implementation requires {set_text(atom, allowed[1])}"
         varying = VaryingConstexpr(name, atom, [str(v) for v in allowed[1]],
                                    _shape_function_text(atom, op), max(allowed[1]), reason,
                                    False, lambda env, a=atom: env.atoms[a],

@@ -861,13 +861,13 @@ class _Prober:
         import sympy
         relation = _broken(self.traced.requires, self.traced.symbols, point)
         if relation is not None:
-            from .shapes import allowed_values
+            from .shapes import allowed_values, set_text
             names = {s: sympy.Symbol(self.traced.symbols[s].cpp())
                      for s in relation.free_symbols if s in self.traced.symbols}
             allowed = allowed_values(relation)
             if allowed is not None:  # one of a set: `q[3] in {16, 32, 64, 128}`
-                text = f"{names.get(allowed[0], allowed[0])} in {{{', '.join(map(str, allowed[1]))}}}"
-                raise kernel_variants.OutsideRequirements(text)
+                raise kernel_variants.OutsideRequirements(
+                    set_text(names.get(allowed[0], allowed[0]), allowed[1]))
             raise kernel_variants.OutsideRequirements(str(relation.xreplace(names)))
 
     def _accepted(self, point):
@@ -875,8 +875,8 @@ class _Prober:
                 _broken(self.traced.requires, self.traced.symbols, point) is None)
 
     def _point_with(self, base, atom, value):
-        from .shapes import satisfy, tie, tied_extents
-        point = {name: list(v) if isinstance(v, list) else v for name, v in base.items()}
+        from .shapes import copy_point, satisfy, tie, tied_extents
+        point = copy_point(base)
         keep = None
         if ".size(" in atom:
             tensor, axis = atom.split(".size(")

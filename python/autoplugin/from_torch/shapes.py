@@ -48,6 +48,29 @@ class SymbolRef:
             return point[self.name][self.index]
         return point[self.name] if self.index is None else point[self.name][self.index]
 
+    def assign(self, point, value):
+        if self.index is None:
+            point[self.name] = value
+        else:
+            point[self.name][self.index] = value
+
+    def text(self):
+        """As a launcher reads it: `x.size(1)`, `group_size`, `padding[2]`."""
+        if self.kind == "extent":
+            return f"{self.name}.size({self.index})"
+        return self.name if self.index is None else f"{self.name}[{self.index}]"
+
+
+def copy_point(point):
+    """A point (argument -> shape or value) whose lists can be changed without changing
+    `point`'s."""
+    return {name: list(v) if isinstance(v, (list, tuple)) else v for name, v in point.items()}
+
+
+def set_text(name, values):
+    """A set requirement as messages write it: `q[3] in {16, 32, 64, 128}`."""
+    return f"{name} in {{{', '.join(map(str, values))}}}"
+
 
 @dataclass
 class TracedShapes:
@@ -354,11 +377,7 @@ def satisfy(point, requires, symbols, keep=None):
             if ref is None or (ref.name, ref.index) == keep or ref.value(point) in values:
                 continue
             # A value of the set that the sampled one picks: the samples spread over the set.
-            chosen = values[abs(ref.value(point)) % len(values)]
-            if ref.index is None:
-                point[ref.name] = chosen
-            else:
-                point[ref.name][ref.index] = chosen
+            ref.assign(point, values[abs(ref.value(point)) % len(values)])
             tie(point, ties, keep=(ref.name, ref.index))
             continue
         if not isinstance(relation, sympy.Eq) or (relation.lhs in symbols and
@@ -384,10 +403,7 @@ def satisfy(point, requires, symbols, keep=None):
                 continue
             solutions = [v for v in solved if v.is_integer and (v > 0 or ref.kind != "extent")]
             if solutions:
-                if ref.index is None:
-                    point[ref.name] = int(solutions[0])
-                else:
-                    point[ref.name][ref.index] = int(solutions[0])
+                ref.assign(point, int(solutions[0]))
                 tie(point, ties, keep=(ref.name, ref.index))
                 break
     return point
@@ -489,13 +505,9 @@ MAX_ALLOWED_SIZES = 16
 def _with_size(example, group, ties, size):
     """The example with the extents or int attributes of `group` (Pinned), and those tied to
     them, at `size`."""
-    point = {name: list(value) if isinstance(value, list) else value
-             for name, value in example.items()}
+    point = copy_point(example)
     for pin in group:
-        if pin.ref.index is None:
-            point[pin.ref.name] = size
-        else:
-            point[pin.ref.name][pin.ref.index] = size
+        pin.ref.assign(point, size)
     return tie(point, ties, keep=(group[0].ref.name, group[0].ref.index))
 
 
@@ -512,8 +524,9 @@ def _sets_of_sizes(op, example, outputs, symbols, pinned, ties):
     for value, group in by_value.items():
         probed = (SET_PROBE_SIZES if all(pin.ref.kind == "extent" for pin in group) else
                   SET_PROBE_ATTRIBUTE_VALUES)
-        sizes = [size for size in probed if concrete_output_shapes(
-            op, _with_size(example, group, ties, size)) is not None]
+        shapes_at = {size: concrete_output_shapes(op, _with_size(example, group, ties, size))
+                     for size in probed}
+        sizes = [size for size in probed if shapes_at[size] is not None]
         if len(sizes) > MAX_ALLOWED_SIZES:
             shown = ", ".join(map(str, sizes[:4] + ["..."] + sizes[-2:]))
             return None, (f"the fake accepts {len(sizes)} sizes there ({shown}), more than the "
@@ -526,9 +539,8 @@ def _sets_of_sizes(op, example, outputs, symbols, pinned, ties):
         # Each output extent: the pinned value made the extent where that gives the fake's
         # shapes at every allowed size, else as traced.
         for size in sizes:
-            point = _with_size(example, group, ties, size)
-            concrete = concrete_output_shapes(op, point)
-            values = _values(symbols, point)
+            concrete = shapes_at[size]
+            values = _values(symbols, _with_size(example, group, ties, size))
             for k, shape in enumerate(outputs):
                 for axis, extent in enumerate(shape):
                     try:
@@ -617,20 +629,22 @@ def traced_shapes(op, example, samples=400, seed=0):
 
 
 def _pinned_message(op, pinned, point, concrete, why_not_a_set):
-    extents = ", ".join(f"{p.ref.name}.size({p.ref.index}) to {p.value}" for p in pinned)
+    extents = ", ".join(f"{p.ref.text()} to {p.value}" for p in pinned)
     sites = sorted({p.site for p in pinned if p.site})
     where = (f" (through the condition of torch._check at {', '.join(sites)})" if sites else "")
     first = pinned[0]
     because = f": {why_not_a_set}" if why_not_a_set else ""
+    checked = (f"{first.ref.name}.shape[{first.ref.index}]" if first.ref.kind == "extent" else
+               first.ref.name)
     return (f"op '{op.qualname}': tracing the fake implementation fixes {extents}, the "
             f"example's{where}: a condition the trace cannot keep symbolic, such as "
             "`x.shape[-1] in (16, 32, 64)`, which compares with each value; at "
             f"{point} the fake gives {concrete}. A set of up to {MAX_ALLOWED_SIZES} sizes is "
             f"generated (a variant per size), not this one{because}. Pin the size in the fake "
-            f"(`torch._check({first.ref.name}.shape[{first.ref.index}] == {first.value})`; the "
+            f"(`torch._check({checked} == {first.value})`; the "
             "plugin then takes that size only, one project per size), list fewer sizes, or state "
             "a range that the kernel takes every size of "
-            f"(`torch._check({first.ref.name}.shape[{first.ref.index}] <= ...)`)")
+            f"(`torch._check({checked} <= ...)`)")
 
 
 def _show(outputs):
