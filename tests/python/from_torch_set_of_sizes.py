@@ -6,7 +6,8 @@ of it): a variant per size, each with its own tiles and grid. `head_rms_padded` 
 that are not all powers of two (`in (32, 48, 64, 80, 96, 128)`), the kernel the exact size and its
 next power of two (`tl.arange(0, HEAD_PADDED)`, masked to `HEAD`), as vLLM's attention kernels
 do. `group_absmax` takes an int attribute from a set (`group_size in (32, 64, 128)`), as
-quantization kernels do, one program per group of `GROUP` elements."""
+quantization kernels do, one program per group of `GROUP` elements, and rows of whole groups
+(`x.shape[-1] % group_size == 0`, which the trace writes with the example's group size)."""
 import torch
 import triton
 import triton.language as tl
@@ -97,4 +98,5 @@ def group_absmax(x: torch.Tensor, group_size: int) -> torch.Tensor:
 @group_absmax.register_fake
 def _(x, group_size):
     torch._check(group_size in (32, 64, 128))
+    torch._check(x.shape[-1] % group_size == 0)
     return torch.empty_like(x)

@@ -270,7 +270,12 @@ class VariantsTest(unittest.TestCase):
         self.assertIn('"group_size in {32, 64, 128} (a set of values checked in the fake '
                       'implementation, from_torch_set_of_sizes.py:', cpp)
         self.assertIn("select(group_size),", cpp)
-        self.assertIn("ap::triton::make_grid(ap::triton::cdiv(x.numel(), group_size))", cpp)
+        # the check after the set's, traced with the example's 64, is the attribute's again
+        self.assertIn('ap::require(x[1] % group_size_dim == 0,\n                "x[1] % '
+                      'group_size == 0 (torch._check in the fake implementation', cpp)
+        self.assertNotIn("x[1] % 64", cpp)
+        # (whole groups: the samples keep the rows divisible, as the fake requires)
+        self.assertIn("ap::triton::make_grid(floor_div(x.numel(), group_size))", cpp)
         self.assertEqual(self.cases["fp32_group_size_128_2"]["attributes"],
                          {"group_size": 128})
 

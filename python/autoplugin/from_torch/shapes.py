@@ -369,7 +369,8 @@ def satisfy(point, requires, symbols, keep=None):
     ((name, index)) where that gives an integer, positive for an extent; what is tied to the
     value set follows it. A relation it cannot satisfy is left for the caller's check."""
     ties = tied_extents(requires, symbols)
-    for relation in requires:
+    # The sets first: the other relations may divide by a value the set gives.
+    for relation in sorted(requires, key=lambda r: allowed_values(r) is None):
         allowed = allowed_values(relation)
         if allowed is not None:
             symbol, values = allowed
@@ -390,7 +391,8 @@ def satisfy(point, requires, symbols, keep=None):
         try:
             if relation.xreplace(values) is sympy.true:
                 continue
-        except (ZeroDivisionError, TypeError, ValueError):  # C % num_groups at num_groups = 0
+        # C % num_groups at num_groups = 0, or below 0 (PyTorch's Mod asserts its divisor > 0)
+        except (ZeroDivisionError, TypeError, ValueError, AssertionError):
             continue
         for unknown in sorted(free, key=str):
             ref = symbols[unknown]
@@ -490,7 +492,7 @@ def holds(condition, values):
     division or remainder by an attribute that is 0)."""
     try:
         return bool(condition.xreplace(values))
-    except (ZeroDivisionError, TypeError, ValueError):
+    except (ZeroDivisionError, TypeError, ValueError, AssertionError):  # (as in satisfy)
         return False
 
 
@@ -559,6 +561,45 @@ def _sets_of_sizes(op, example, outputs, symbols, pinned, ties):
     return (outputs, requirements), ""
 
 
+def _generalized_checks(op, example, checks, symbols, set_requirements, ties):
+    """The fake's checks with a set's value, which the trace wrote in place of its extent or
+    attribute once the set's check had fixed it (`x.shape[-1] % group_size == 0` after
+    `group_size in (32, 64, 128)` traced as `x[1] % 128 == 0`). Each is tried at the set's other
+    values with the other size moved to where the two forms differ: where the fake accepts a
+    point the general form rejects, the traced form stays; else where it accepts one the traced
+    form rejects, the general form replaces it; else both are kept (never looser than either)."""
+    result = []
+    for relation, reason in checks:
+        forms = [relation]
+        for set_relation, _ in set_requirements:
+            symbol, sizes = allowed_values(set_relation)
+            ref = symbols[symbol]
+            value = ref.value(example)
+            if symbol in relation.free_symbols or not relation.has(sympy.Integer(value)):
+                continue
+            general = relation.xreplace({sympy.Integer(value): symbol})
+            general_wrong = traced_wrong = False
+            for size in (s for s in sizes if s != value):
+                for other in (s for s in general.free_symbols if s != symbol and s in symbols):
+                    for trial in sorted({size * k + d for k in range(1, 6) for d in (0, 1)} |
+                                        {value * k for k in range(1, 4)}):
+                        point = copy_point(example)
+                        ref.assign(point, size)
+                        tie(point, ties, keep=(ref.name, ref.index))
+                        symbols[other].assign(point, trial)
+                        tie(point, ties, keep=(symbols[other].name, symbols[other].index))
+                        values = _values(symbols, point)
+                        if holds(relation, values) == holds(general, values) or \
+                                concrete_output_shapes(op, point) is None:
+                            continue  # the forms agree, or the fake rejects (maybe elsewhere)
+                        general_wrong = general_wrong or not holds(general, values)
+                        traced_wrong = traced_wrong or not holds(relation, values)
+            if not general_wrong:
+                forms = [general] if traced_wrong else [relation, general]
+        result += [(form, reason) for form in forms]
+    return result
+
+
 def traced_shapes(op, example, samples=400, seed=0):
     outputs, candidates, symbols, checks, pinned = trace(op, example)
     set_requirements, why_not_a_set = [], ""
@@ -567,7 +608,8 @@ def traced_shapes(op, example, samples=400, seed=0):
         sets, why_not_a_set = _sets_of_sizes(op, example, outputs, symbols, pinned, ties)
         if sets is not None:
             outputs, set_requirements = sets
-            checks = checks + set_requirements
+            checks = _generalized_checks(op, example, checks, symbols, set_requirements,
+                                         ties) + set_requirements
             pinned = []
     reasons = {}
     for relation, reason in checks:
