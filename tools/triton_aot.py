@@ -56,6 +56,7 @@ sizes (an fp32 scalar is 4 bytes, not a double) and the number of trailing scrat
 """
 import argparse
 import concurrent.futures
+import contextlib
 import hashlib
 import importlib.util
 import itertools
@@ -117,12 +118,19 @@ class Kernel(NamedTuple):
     heuristics: dict   # constexpr name -> source of its @triton.heuristics function
 
 
+# What an import that asks for the GPU fails with where there is none: Triton's driver, and
+# torch.cuda (`torch.cuda.get_device_properties("cuda").multi_processor_count` at the top of a
+# module, as persistent kernels read the multiprocessor count).
+NO_GPU_MESSAGES = ("active drivers", "NVIDIA driver", "CUDA driver", "no CUDA GPUs",
+                   "not compiled with CUDA", "CUDA is not available")
+
+
 def import_source(path, arch):
-    """The module at `path`. A module that asks Triton's driver for the device as it is imported
-    (Triton's tutorials: `DEVICE = triton.runtime.driver.active.get_active_torch_device()`) is
-    imported again, where no GPU driver is active, with a stand-in that answers as one GPU of
-    compute capability `arch` (its properties those of an H100/H200): compiling ahead of time
-    needs no GPU."""
+    """The module at `path`. A module that asks Triton's driver or torch.cuda for the device as
+    it is imported (Triton's tutorials: `DEVICE =
+    triton.runtime.driver.active.get_active_torch_device()`) is imported again, where no GPU is
+    there, with stand-ins that answer as one GPU of compute capability `arch` (its properties
+    those of an H100/H200): compiling ahead of time needs no GPU."""
     def load():
         spec = importlib.util.spec_from_file_location(path.stem, path)
         module = importlib.util.module_from_spec(spec)
@@ -131,8 +139,8 @@ def import_source(path, arch):
 
     try:
         return load()
-    except RuntimeError as error:
-        if "active drivers" not in str(error):
+    except (RuntimeError, AssertionError) as error:
+        if not any(message in str(error) for message in NO_GPU_MESSAGES):
             raise
     import types
 
@@ -149,10 +157,41 @@ def import_source(path, arch):
             "mem_bus_width": 5120}))
     original = driver._active
     driver._active = stand_in
+    with _torch_cuda_stand_in(arch):
+        try:
+            return load()
+        finally:
+            driver._active = original
+
+
+@contextlib.contextmanager
+def _torch_cuda_stand_in(arch):
+    """torch.cuda, where torch is installed, answering as one GPU of compute capability `arch`
+    with an H100/H200's properties."""
     try:
-        return load()
+        import torch
+    except ImportError:
+        yield
+        return
+    import types
+    properties = types.SimpleNamespace(
+        name=f"sm_{arch}", major=arch // 10, minor=arch % 10, multi_processor_count=132,
+        total_memory=80 << 30, max_threads_per_multi_processor=2048, warp_size=32,
+        regs_per_multiprocessor=65536, shared_memory_per_block_optin=232448)
+    replacements = {
+        "is_available": lambda: True, "device_count": lambda: 1, "current_device": lambda: 0,
+        "get_device_capability": lambda device=None: (arch // 10, arch % 10),
+        "get_device_properties": lambda device=None: properties,
+        "get_device_name": lambda device=None: f"sm_{arch}",
+    }
+    saved = {name: getattr(torch.cuda, name) for name in replacements}
+    for name, replacement in replacements.items():
+        setattr(torch.cuda, name, replacement)
+    try:
+        yield
     finally:
-        driver._active = original
+        for name, original in saved.items():
+            setattr(torch.cuda, name, original)
 
 
 def load_kernel(source, kernel, arch=90):

@@ -12,7 +12,9 @@ import sys
 import numpy as np
 import torch
 
-DTYPES = {"float32": torch.float32, "float16": torch.float16}
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.float32,
+          "int64": torch.int64, "int32": torch.int32, "int8": torch.int8, "uint8": torch.uint8,
+          "bool": torch.bool}
 
 
 def main(module_path, folder):
@@ -24,8 +26,12 @@ def main(module_path, folder):
     namespace, name = case["op"].split("::")
     op = getattr(getattr(torch.ops, namespace), name)
     inputs = [torch.from_numpy(np.load(os.path.join(folder, i["file"]))).cuda()
-              for i in case["inputs"]]
+              if i and i.get("file") else None for i in case["inputs"]]
     outputs = op(*inputs, **case.get("attributes", {}))
+    if outputs is None:  # in place: the outputs are the inputs it writes, in order
+        written = [k for k, argument in enumerate(op.default._schema.arguments)
+                   if argument.alias_info and argument.alias_info.is_write]
+        outputs = [inputs[k] for k in written]
     outputs = outputs if isinstance(outputs, (tuple, list)) else [outputs]
     for spec, output in zip(case["outputs"], outputs):
         np.save(os.path.join(folder, spec["file"]),

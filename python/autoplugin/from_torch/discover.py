@@ -72,6 +72,20 @@ TYPE_KINDS = {
 }
 
 
+# Names an argument cannot have in the generated C++: C++ keywords a Python name may be, and the
+# names the generated launcher and shape function declare themselves.
+CPP_RESERVED = frozenset("""
+    alignas alignof asm auto bool case catch char char8_t char16_t char32_t class concept const
+    consteval constexpr constinit const_cast co_await co_return co_yield decltype default delete
+    do double dynamic_cast enum explicit export extern float friend goto inline int long mutable
+    namespace new noexcept nullptr operator private protected public register reinterpret_cast
+    requires short signed sizeof static static_assert static_cast struct switch template this
+    thread_local throw typedef typeid typename union unsigned using virtual void volatile
+    wchar_t xor bitand bitor compl not_eq or_eq and_eq xor_eq
+    stream workspace scratch checked_i32 check_cuda ap std
+""".split())
+
+
 def _arguments(qualname, schema):
     arguments = []
     for argument in schema.arguments:
@@ -83,12 +97,17 @@ def _arguments(qualname, schema):
                                   f"{argument.type}, which from-torch does not generate "
                                   "(supported: Tensor, Optional[Tensor], int, float, bool, str, "
                                   "int[], float[], bool[]); change it to one of these")
+        if argument.name in CPP_RESERVED:
+            raise GenerationError(f"op '{qualname}': argument '{argument.name}' has a name that "
+                                  "the generated C++ cannot use for it (a C++ keyword or a name "
+                                  "of the generated launcher); rename the argument")
         default = argument.default_value if argument.has_default_value() else None
         mutated = bool(argument.alias_info and argument.alias_info.is_write)
         if mutated and (kind != "Tensor" or optional):
             raise GenerationError(f"op '{qualname}': argument '{argument.name}' is mutated "
                                   f"({argument.type}); only a Tensor (not Optional) can be "
-                                  "written in place by a plugin")
+                                  "written in place by a plugin (a plugin's outputs are always "
+                                  "there): declare it a Tensor the caller always passes")
         arguments.append(Argument(argument.name, kind, default, optional, argument.kwarg_only,
                                   mutated))
     for returned in schema.returns:
@@ -124,7 +143,26 @@ def plugin_schema(schema):
         sets = [f"Tensor({sorted(info.before_set)[0]}!)" for info in written]
         returned = sets[0] if len(sets) == 1 else f"({', '.join(sets)})"
         text = re.sub(r"-> \(\)$", f"-> {returned}", text)
+    # The returns are named where an argument has a name the plugin gives unnamed returns
+    # (`out`: vLLM's ops take their output so).
+    head, returns = text.rsplit(" -> ", 1)
+    listed = returns[1:-1] if returns.startswith("(") else returns
+    types = [t.strip() for t in listed.split(",")]
+    names = output_names([argument.name for argument in schema.arguments], len(types))
+    if names[0] not in ("out", "out0"):
+        named = [f"{t} {name}" for t, name in zip(types, names)]
+        text = f"{head} -> " + (named[0] if len(named) == 1 else f"({', '.join(named)})")
     return text
+
+
+def output_names(argument_names, count):
+    """The names of an op's `count` outputs: `out` (`out0`, `out1`, ... for several), or
+    `result` where an argument has such a name."""
+    for base in ("out", "result", "output_"):
+        names = [base] if count == 1 else [f"{base}{i}" for i in range(count)]
+        if set(argument_names).isdisjoint(names):
+            return names
+    raise GenerationError(f"arguments {', '.join(argument_names)}: no free name for the outputs")
 
 
 def _num_outputs(schema):

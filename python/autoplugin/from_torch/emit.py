@@ -53,10 +53,15 @@ def _structure_condition(op, example, in_shape_function):
             parts.append(f"{argument.name}.rank() == {len(example[argument.name])}")
         elif argument.kind.endswith("[]"):
             parts.append(f"{argument.name}.size() == {len(example[argument.name])}")
+            if argument.structural:
+                parts += [f"{argument.name}[{k}] == {v}"
+                          for k, v in enumerate(example[argument.name])]
         elif argument.kind == "str":
             parts.append(f"{argument.name} == {json.dumps(example[argument.name])}")
-        elif argument.structural:
+        elif argument.structural and argument.kind == "bool":
             parts.append(argument.name if example[argument.name] else f"!{argument.name}")
+        elif argument.structural:
+            parts.append(f"{argument.name} == {example[argument.name]}")
     return " && ".join(parts) or "true"
 
 
@@ -67,6 +72,8 @@ def _structure_text(op, example):
             parts.append(f"{argument.name} absent")
         elif argument.kind == "Tensor":
             parts.append(f"{argument.name} of rank {len(example[argument.name])}")
+        elif argument.kind.endswith("[]") and argument.structural:
+            parts.append(f"{argument.name} = {example[argument.name]}")
         elif argument.kind.endswith("[]"):
             parts.append(f"{argument.name} of length {len(example[argument.name])}")
         elif argument.kind == "str":
@@ -131,9 +138,12 @@ def _symbol_names(traced, used):
 
 def _not_generated_for(op, structures):
     generated_for = " or ".join(f"({_structure_text(op, s.example)})" for s in structures)
+    values = [a.name for a in op.attributes if a.structural and a.kind != "bool"]
+    other = "ranks, lengths or strings" if not values else \
+        f"ranks, lengths, strings or values of {', '.join(values)}"
     return ["  throw ap::ShapeError(",
             f"      \"{op.qualname} was generated for {generated_for}; \"",
-            "      \"regenerate with an --example for other ranks, lengths or strings\");", "}"]
+            f"      \"regenerate with an --example for other {other}\");", "}"]
 
 
 def shape_function(op, structures):

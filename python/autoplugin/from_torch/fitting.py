@@ -12,6 +12,8 @@ never guessed.
 from dataclasses import dataclass
 from itertools import combinations, product
 
+from .discover import output_names
+
 
 @dataclass
 class Environment:
@@ -27,7 +29,8 @@ def point_atoms(op, point):
 
 
 def output_name(op, index):
-    return "out" if op.num_outputs == 1 else f"out{index}"
+    """The C++ name of the op's output `index` (discover.output_names)."""
+    return output_names([argument.name for argument in op.arguments], op.num_outputs)[index]
 
 
 def environment(op, point, input_shapes, output_shapes):

@@ -263,9 +263,18 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
             "floor the block in the host code (max(triton.next_power_of_2(n), 16))")
     raise GenerationError(
         f"op '{op.qualname}': {context}: a constexpr that changes with the shapes or attributes "
-        f"({sorted({repr(v) for v in plain})}); generated: the next power of two of a size (an "
-        "input extent, element count or stride, an int attribute, or a simple combination of "
-        "these, as the fitter recovers arguments), at least a constant, and bool attributes")
+        f"({', '.join(map(repr, sorted(set(plain), key=_order)))}); generated: the next power "
+        "of two of a size (an input extent, element count or stride, an int attribute, or a "
+        "simple combination of these, as the fitter recovers arguments), at least a constant "
+        "and at most one cap (min(max(next_power_of_2(n), floor), cap): a cap that itself "
+        "changes with the size, such as 1024 below n = 4096 and 2048 above, is not), a value "
+        "per size of a set the fake allows, and bool attributes")
+
+
+def _order(value):
+    """Numbers in order, then anything else by its text."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return (0, value, "") if number else (1, 0, repr(value))
 
 
 def _size_of_a_set(op, name, plain, envs, probe):

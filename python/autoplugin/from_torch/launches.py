@@ -114,8 +114,14 @@ class HostFailure(Exception):
     """The host code raised at a sampled point (an assertion about the sizes, ...)."""
 
     def __init__(self, shapes, where, error):
-        super().__init__(f"{shapes}{where}: {type(error).__name__}: {error}")
+        super().__init__(f"{shapes}{where}: {_error_text(error)}")
         self.shapes, self.where, self.error = shapes, where, error
+
+
+def _error_text(error):
+    """`AssertionError: text`, or the type alone where the error has no text (`assert a <= b`)."""
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 def _launch_site(module_path):
@@ -549,6 +555,8 @@ def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
                         shape = [rng.randint(1000, 5000) if (argument.name, axis) == target
                                  else rng.randint(1, 4) for axis in range(len(value))]
                     point[argument.name] = shape
+                elif argument.structural:
+                    point[argument.name] = value
                 elif argument.kind == "int":
                     point[argument.name] = _sample_int(rng, value, 1024)
                 elif argument.kind == "int[]":
@@ -557,7 +565,7 @@ def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
                     point[argument.name] = _sample_float(rng, value)
                 elif argument.kind == "float[]":
                     point[argument.name] = [_sample_float(rng, v) for v in value]
-                elif argument.kind == "bool" and not argument.structural:
+                elif argument.kind == "bool":
                     point[argument.name] = rng.random() < 0.5
                 elif argument.kind == "bool[]":
                     point[argument.name] = [rng.random() < 0.5 for _ in value]
@@ -717,8 +725,11 @@ def _edge_points(op, example, traced, rng, arch, launches, notes, dtype):
             # tell apart.
             # At 2^16 and 2^16 + 1 the other tensors keep the example's extents (a kernel
             # size of 4 that makes `T + 1` an output's length), the long one's others short.
+            # At 2^22, more tiles than multiprocessors of the largest blocks: a persistent
+            # kernel's grid, `min(NUM_SMS, cdiv(n, 1024))`, reaches its cap.
             for length, others in ((lambda: rng.randint(16384, 100000), False),
-                                   (lambda: 65536, True), (lambda: 65537, True)):
+                                   (lambda: 65536, True), (lambda: 65537, True),
+                                   (lambda: 1 << 22, False)):
                 for _ in range(64):  # until the fake's requirements hold (an even extent, ...)
                     point = {name: ([rng.randint(1, 2) for _ in v] if name in tensors and
                                     v is not None and (name == argument.name or not others)
@@ -818,7 +829,7 @@ class _Prober:
             value = base[argument.name]
             if argument.kind == "Tensor" and value is not None:
                 atoms += [f"{argument.name}.size({axis})" for axis in reversed(range(len(value)))]
-            elif argument.kind == "int" and not isinstance(value, bool):
+            elif argument.kind == "int" and not isinstance(value, bool) and not argument.structural:
                 atoms.append(argument.name)
         return atoms
 
@@ -919,12 +930,12 @@ def _checked_run(op, point, dtype, arch, notes, sample=torch.float32):
         if isinstance(failure.error, (NameError, AttributeError, ImportError, TypeError)):
             raise GenerationError(
                 f"op '{op.qualname}': its host code fails at {failure.shapes}{failure.where}: "
-                f"{type(failure.error).__name__}: {failure.error}: an error in the code rather "
+                f"{_error_text(failure.error)}: an error in the code rather "
                 "than a check of the sizes: fix the host code (if it runs eagerly on a GPU as "
                 "it is, from-torch's fake tensors miss something: report it)") from None
         raise GenerationError(
             f"op '{op.qualname}': its host code rejects sizes the plugin would accept, "
-            f"{failure.shapes}{failure.where}: {type(failure.error).__name__}: {failure.error}. "
+            f"{failure.shapes}{failure.where}: {_error_text(failure.error)}. "
             "State that condition in the fake implementation (torch._check(...)) so that the "
             "plugin requires it") from None
 
@@ -963,10 +974,14 @@ def _note_host_allocations(op, run, plugin_outputs, dtypes, arch, notes):
 
 def _relations_between_inputs(op, example, traced, rng, arch, keep_assumed, notes, log,
                               dtype=torch.float32):
-    """Extents of different inputs equal in the example that the fake does not tie (y and x of a
-    vector add): each is tried unequal; where the host code fails, it checks the equality (a
-    requirement, with the line); where it does not, nothing says the kernel can take unequal
-    extents, so the equality is assumed (dropped with keep_assumed=False)."""
+    """Extents of different inputs equal in the example that the fake does not relate (y and x of
+    a vector add). Each pair is tried unequal, with the other extents equal in the example split
+    every way around it ([64, 64] and [64, 64]: x[0] against y[1] with x[0] == y[0] and x[1] ==
+    y[1] kept); where the host code fails at every split, it checks the equality (a requirement,
+    with the line). Where it does not, nothing says the kernel can take unequal extents, so the
+    equality is assumed (dropped with keep_assumed=False), unless one of the two is checked
+    equal to another extent of the other's tensor (then the example's values only coincide), or
+    the equalities required already imply it."""
     import sympy
     from .shapes import tied_extents
     symbol_of = {(ref.name, ref.index): symbol for symbol, ref in traced.symbols.items()
@@ -981,34 +996,71 @@ def _relations_between_inputs(op, example, traced, rng, arch, keep_assumed, note
     for a, b in tied_extents(traced.requires, traced.symbols):
         if a in group and b in group:  # two extents, not an extent and an attribute
             group[find(a)] = find(b)
+    key_of = {symbol: key for key, symbol in symbol_of.items()}
+    # What each requirement relates, as classes of tied extents.
+    related = [{find(key_of[symbol]) for symbol in relation.free_symbols if symbol in key_of}
+               for relation in traced.requires]
+    # Points of the fake's requirements alone: a pair equal at every one is implied by them
+    # (`scales[0] == K // 16` and `zeros[0] == K // 16`).
+    # (Their own random numbers: the samples drawn after this step stay those of ops without
+    # such extents.)
+    inside = _sample_points(op, example, traced.requires, traced.symbols, 8, random.Random(0))
     candidates = []
     keys = list(symbol_of)
     for i, a in enumerate(keys):
         for b in keys[i + 1:]:
-            if a[0] != b[0] and example[a[0]][a[1]] == example[b[0]][b[1]] and find(a) != find(b):
-                group[find(a)] = find(b)
-                candidates.append((a, b, sympy.Eq(symbol_of[a], symbol_of[b])))
+            if a[0] == b[0] or example[a[0]][a[1]] != example[b[0]][b[1]] or find(a) == find(b):
+                continue
+            if any({find(a), find(b)} <= classes for classes in related):
+                continue  # the fake relates them otherwise (`q.shape[2] <= cos.shape[0]`)
+            if inside and all(p[a[0]][a[1]] == p[b[0]][b[1]] for p in inside):
+                continue  # the fake's requirements make them equal
+            candidates.append((a, b))
     if not candidates:
         return
-    traced.reasons = dict(traced.reasons or {})
-    for a, b, relation in candidates:
-        others = [r for _, _, r in candidates if r is not relation]
-        points = [p for p in _sample_points(op, example, traced.requires + others, traced.symbols,
-                                            6, rng)
-                  if p[a[0]][a[1]] != p[b[0]][b[1]]]
-        if not points and _pinned(traced, symbol_of[a]) and _pinned(traced, symbol_of[b]):
-            continue  # the fake fixes both (`x.shape[1] == 4`): equal already, nothing to add
-        failure = None
-        for point in points:
-            try:
-                _run_body(op, point, dtype, arch)
-            except HostFailure as error:
-                failure = error
-                break
-        text = f"{a[0]}[{a[1]}] == {b[0]}[{b[1]}]"
+    # Classes of extents the candidates connect (the ones a split may separate).
+    linked = {key: key for pair in candidates for key in pair}
+
+    def root(key):
+        while linked[key] != key:
+            key = linked[key]
+        return key
+
+    for a, b in candidates:
+        linked[root(a)] = root(b)
+    checked = {}  # pair -> the host code's failure at every split
+    for a, b in candidates:
+        members = [key for key in linked if root(key) == root(a) and key not in (a, b)]
+        # The other classes' extents stay equal, as in the example.
+        held = [sympy.Eq(symbol_of[x], symbol_of[y]) for x, y in candidates
+                if root(x) != root(a)]
+        failure = _separable(op, example, traced.requires + held, traced, symbol_of, a, b,
+                             members, rng, arch, dtype)
         if failure is not None:
-            site = failure.where.split(" (")[0].replace(" at ", "", 1)
+            checked[(a, b)] = failure
+    partners = {}
+    for a, b in checked:
+        partners.setdefault(a, set()).add(b)
+        partners.setdefault(b, set()).add(a)
+
+    def coincide(a, b):
+        """a is checked equal to another extent of b's tensor, or b to one of a's."""
+        return any(p[0] == b[0] for p in partners.get(a, ())) or \
+            any(p[0] == a[0] for p in partners.get(b, ()))
+
+    traced.reasons = dict(traced.reasons or {})
+    for a, b in candidates:
+        relation = sympy.Eq(symbol_of[a], symbol_of[b])
+        text = f"{a[0]}[{a[1]}] == {b[0]}[{b[1]}]"
+        if find(a) == find(b):
+            continue  # the equalities required already make them equal
+        if (a, b) in checked:
+            site = checked[(a, b)].where.split(" (")[0].replace(" at ", "", 1)
             traced.reasons[relation] = f"the host code checks it, {site}"
+        elif coincide(a, b):
+            continue  # the host code checks them equal to others: the values coincide
+        elif _pinned(traced, symbol_of[a]) and _pinned(traced, symbol_of[b]):
+            continue  # the fake fixes both (`x.shape[1] == 4`): equal already, nothing to add
         elif keep_assumed:
             traced.reasons[relation] = ("equal in the example; nothing in the fake or the host "
                                         "code says so")
@@ -1020,6 +1072,44 @@ def _relations_between_inputs(op, example, traced, rng, arch, keep_assumed, note
             log(f"{op.qualname}: note: not requiring {text} (--no-example-equalities)")
             continue
         traced.requires.append(relation)
+        group[find(a)] = find(b)
+
+
+# The splits of the other equal extents tried per pair (2^(n - 2) for n extents equal in the
+# example): the smallest sides first.
+MAX_SPLITS = 32
+
+
+def _separable(op, example, requires, traced, symbol_of, a, b, members, rng, arch, dtype):
+    """None where the host code runs with extents a and b unequal at some split of `members`
+    (the other extents equal to them in the example) into a's side and b's side, each side equal
+    within, inside `requires`; else the host code's first failure."""
+    import itertools
+    import sympy
+    splits = [side for size in range(len(members) + 1)
+              for side in itertools.combinations(members, size)][:MAX_SPLITS]
+    first_failure = None
+    for side in splits:
+        with_a = [a, *side]
+        with_b = [b, *[key for key in members if key not in side]]
+        equal = [sympy.Eq(symbol_of[x], symbol_of[y]) for keys in (with_a, with_b)
+                 for x, y in zip(keys, keys[1:])]
+        points = [p for p in _sample_points(op, example, requires + equal, traced.symbols, 6,
+                                            rng)
+                  if p[a[0]][a[1]] != p[b[0]][b[1]]]
+        if not points and _pinned(traced, symbol_of[a]) and _pinned(traced, symbol_of[b]):
+            return None
+        failure = None
+        for point in points:
+            try:
+                _run_body(op, point, dtype, arch)
+            except HostFailure as error:
+                failure = error
+                break
+        if points and failure is None:
+            return None
+        first_failure = first_failure or failure
+    return first_failure
 
 
 def _pinned(traced, symbol):
@@ -1085,6 +1175,7 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
     kernel_name = kernel.fn.__name__
     fit_envs, check_envs = envs[:samples], envs[samples:]
     constexprs = {p.name for p in kernel.params if p.is_constexpr}
+    annotation_types = {p.name: getattr(p, "annotation_type", "") for p in kernel.params}
     arguments = []
     family = None
     run_time_constexprs = []
@@ -1125,6 +1216,11 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
             triton_type = _scalar_type(values, name, first.where, first.line)
         except GenerationError as error:
             raise GenerationError(f"op '{op.qualname}': {error}") from None
+        # An integer annotated `tl.int64` (or `tl.int32`) is compiled with that type, as
+        # Triton's JIT compiles it (vLLM's strides: products with them do not overflow).
+        annotated = annotation_types.get(name, "")
+        if triton_type in ("i32", "i64") and annotated in ("i32", "i64"):
+            triton_type = annotated
         cpp = _fit(op, values, fit_envs, check_envs, context, triton_type,
                    [c for c in (_plain(first.arguments[n]) for n in constexprs)
                     if isinstance(c, int) and not isinstance(c, bool)])
@@ -1269,8 +1365,10 @@ def _grid_capped_per_variant(recorded, values, envs, family, probe, axis, consta
                 break
     else:
         raise refusal
+    # The bases with the most rows first (those with 2^22 rows may find no variant within
+    # the probe's sizes: eight, so that some do).
     rows_first = sorted(probe.bases, reverse=True,
-                        key=lambda base: probe.size_at(function, base) or 0)[:4]
+                        key=lambda base: probe.size_at(function, base) or 0)[:8]
     for power in (int(p) for p in powers.values):
         if power in caps:
             continue

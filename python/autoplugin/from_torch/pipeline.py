@@ -140,6 +140,9 @@ def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90,
             example = _complete_example(op, text, values)
             log(f"{op.qualname}: tracing the fake implementation for {text}")
             traced = traced_shapes(op, example)
+            for note in op.notes:
+                log(f"{op.qualname}: note: {note}")
+            op.notes.clear()
             if traced.unreachable:
                 log(f"{op.qualname}: note: the fake implementation rejects "
                     f"{len(traced.unreachable)} sampled point(s) that the generated shape function "

@@ -12,6 +12,7 @@ A point inside the kept guards where the formula and the fake disagree is a refu
 """
 import contextlib
 import functools
+import math
 import random
 import sys
 import traceback
@@ -121,22 +122,63 @@ def trace(op, example):
     be equal: a bias matching a dimension), again with the extents the example has equal traced
     equal, so that the equality becomes a requirement; and last at the example's own extents
     (a relation other than equality, `torch._check(cos.shape[1] * 2 == q.shape[3])`, holds there
-    and becomes a requirement)."""
+    and becomes a requirement).
+
+    An int attribute the fake cannot take symbolic (a permutation, `torch._check(dim == -1)`)
+    is traced at the example's value and becomes part of the structure
+    (`argument.structural`), as a string is. Returns what `_trace` does, with the attributes
+    whose guards compare them with numbers (`traced_shapes` makes those part of the structure
+    where the traced shapes turn out wrong: `del shape[dim]`)."""
+    concrete = {a.name for a in op.attributes if a.structural}
     try:
-        return _trace(op, example, [])
+        result = _trace_tied(op, example, concrete)
+    except GenerationError as failed:
+        others = {a.name for a in op.attributes if a.kind in ("int", "int[]")} - concrete
+        if not others:
+            raise
+        try:
+            result = _trace_tied(op, example, concrete | others)
+        except GenerationError:
+            raise failed from None
+        needed = set(others)
+        for name in sorted(others):  # the fewest attributes traced at their values
+            try:
+                trial = _trace_tied(op, example, concrete | (needed - {name}))
+            except GenerationError:
+                continue
+            if not trial[5]:
+                needed.discard(name)
+                result = trial
+        concrete |= needed
+    for argument in op.attributes:
+        if argument.name in concrete and not argument.structural:
+            argument.structural = True
+            op.notes.append(_structural_note(argument.name))
+    return result
+
+
+def _structural_note(name):
+    return (f"{name} is part of the structure, as a string is: the fake's shapes depend on its "
+            "value, so the plugin takes the examples' values of it only (give an --example per "
+            "value)")
+
+
+def _trace_tied(op, example, concrete):
+    try:
+        return _trace(op, example, [], concrete)
     except GenerationError as distinct_failed:
         ties = _equal_in_example(op, example)
         for attempt in ([ties] if ties else []) + [None]:
             try:
-                return _trace(op, example, attempt)
+                return _trace(op, example, attempt, concrete)
             except GenerationError:
                 continue
         raise distinct_failed from None
 
 
-def _trace(op, example, ties):
+def _trace(op, example, ties, concrete=frozenset()):
     """`ties`: groups of (tensor, axis) traced at one extent; None: every extent at the
-    example's."""
+    example's. `concrete`: int attributes traced at the example's values (not symbols)."""
     env = ShapeEnv(duck_shape=False)
     mode = FakeTensorMode(shape_env=env)
     symbols = {}
@@ -185,6 +227,8 @@ def _trace(op, example, ties):
                     fixed.append((sympy.Eq(symbol, int(extent)), "the example's extent, which "
                                   "PyTorch traces as a constant (an extent of 0 or 1)"))
             call[argument.name] = fake
+        elif argument.kind in ("int", "int[]") and argument.name in concrete:
+            call[argument.name] = value
         elif argument.kind == "int":
             node, symbol = symint(_trace_value(value), argument.name)
             symbols[symbol] = SymbolRef("attr", argument.name, None)
@@ -223,7 +267,14 @@ def _trace(op, example, ties):
     constants = _pinned_symbols(env)
     pinned = [Pinned(ref, int(env.replacements[symbol]), decided.get(symbol))
               for symbol, ref in symbols.items() if symbol in constants]
-    return outputs, _candidate_requires(guards), symbols, checks + fixed, pinned
+    stated = {relation for relation, _ in checks}
+    value_dependent = {symbols[symbol].name for guard in guards
+                       if isinstance(guard, (sympy.Eq, sympy.Ne)) and guard not in stated
+                       and (guard.lhs.is_number or guard.rhs.is_number)
+                       for symbol in guard.free_symbols
+                       if symbol in symbols and symbols[symbol].kind == "attr"
+                       and symbol not in constants}
+    return outputs, _candidate_requires(guards), symbols, checks + fixed, pinned, value_dependent
 
 
 @dataclass
@@ -363,6 +414,36 @@ def _solved_for(relation, unknown):
         return ()
 
 
+def _multiple_for(relation, unknown, known, current):
+    """For a divisibility `Eq(Mod(c * unknown + r, m), 0)` (`q[1] % head_size == 0`), the value
+    of `unknown` nearest above `current` that satisfies it, given the other symbols' values;
+    None where the relation is not one or has no solution."""
+    if not isinstance(relation, sympy.Eq) or 0 not in (relation.lhs, relation.rhs):
+        return None
+    mod = relation.rhs if relation.lhs == 0 else relation.lhs
+    if type(mod).__name__ not in ("Mod", "PythonMod") or len(mod.args) != 2:
+        return None
+    try:
+        known = {symbol: sympy.Integer(value) for symbol, value in known.items()}
+        expression = sympy.sympify(mod.args[0].xreplace(known))
+        divisor = sympy.sympify(mod.args[1].xreplace(known))
+        coefficient = sympy.sympify(sympy.diff(expression, unknown))
+        rest = sympy.sympify(expression.xreplace({unknown: sympy.Integer(0)}))
+        if not (divisor.is_Integer and coefficient.is_Integer and rest.is_Integer) or \
+                int(divisor) <= 0:
+            return None
+    except (TypeError, ValueError, ZeroDivisionError, AttributeError):
+        return None
+    c, r, m = int(coefficient), int(rest), int(divisor)
+    g = math.gcd(c, m)
+    if g == 0 or r % g:
+        return None
+    step = m // g
+    first = (-r // g) * pow(c // g, -1, step) % step if step > 1 else 0
+    value = first + step * max(0, -(-(current - first) // step))
+    return value if value > 0 else value + step
+
+
 def satisfy(point, requires, symbols, keep=None):
     """Makes the equality requirements that are not plain ties hold at a point (`2 * cos[1] ==
     Q[3]`, `q[3] == 64`): each one solved for an extent or int attribute other than `keep`
@@ -399,6 +480,11 @@ def satisfy(point, requires, symbols, keep=None):
             if (ref.name, ref.index) == keep:
                 continue
             known = {s: v for s, v in values.items() if s is not unknown}
+            multiple = _multiple_for(relation, unknown, known, ref.value(point))
+            if multiple is not None and (multiple > 0 or ref.kind != "extent"):
+                ref.assign(point, multiple)
+                tie(point, ties, keep=(ref.name, ref.index))
+                break
             try:
                 solved = [v.xreplace(known) for v in _solved_for(relation, unknown)]
             except (TypeError, ValueError, ZeroDivisionError):
@@ -437,11 +523,13 @@ def _sample_point(op, example, rng):
         elif argument.kind == "Tensor":
             point[argument.name] = [rng.choice([0, 1]) if rng.random() < 0.1 else rng.randint(2, 30)
                                      for _ in value]
+        elif argument.structural:
+            point[argument.name] = value
         elif argument.kind == "int":
             point[argument.name] = rng.randint(-3, 2 * abs(value) + 4)
         elif argument.kind == "int[]":
             point[argument.name] = [rng.randint(-3, 2 * abs(v) + 4) for v in value]
-        elif argument.kind == "bool" and not argument.structural:
+        elif argument.kind == "bool":
             point[argument.name] = rng.random() < 0.5
         else:
             point[argument.name] = value
@@ -558,7 +646,19 @@ def _sets_of_sizes(op, example, outputs, symbols, pinned, ties):
         what = "sizes" if group[0].ref.kind == "extent" else "values"
         requirements.append((relation, f"a set of {what} checked in the fake implementation" +
                              where))
+        # The others the trace fixed to the same value were probed equal to the first (the
+        # fake's `prefix.shape == out.shape` after `out.shape[-1] in (...)`): required so.
+        for pin in group[1:]:
+            requirements.append((sympy.Eq(symbol_of[(pin.ref.name, pin.ref.index)], symbol),
+                                 f"fixed with {_written(group[0].ref)} to the example's "
+                                 f"{value} by the fake implementation{where}; the set's "
+                                 "sizes were read with them equal"))
     return (outputs, requirements), ""
+
+
+def _written(ref):
+    """As the shape function's messages write it: `q[3]`, `group_size`."""
+    return ref.name if ref.index is None else f"{ref.name}[{ref.index}]"
 
 
 def _generalized_checks(op, example, checks, symbols, set_requirements, ties):
@@ -572,6 +672,8 @@ def _generalized_checks(op, example, checks, symbols, set_requirements, ties):
     for relation, reason in checks:
         forms = [relation]
         for set_relation, _ in set_requirements:
+            if allowed_values(set_relation) is None:
+                continue  # an equality beside the set
             symbol, sizes = allowed_values(set_relation)
             ref = symbols[symbol]
             value = ref.value(example)
@@ -601,7 +703,7 @@ def _generalized_checks(op, example, checks, symbols, set_requirements, ties):
 
 
 def traced_shapes(op, example, samples=400, seed=0):
-    outputs, candidates, symbols, checks, pinned = trace(op, example)
+    outputs, candidates, symbols, checks, pinned, value_dependent = trace(op, example)
     set_requirements, why_not_a_set = [], ""
     if pinned:
         ties = tied_extents(candidates + [relation for relation, _ in checks], symbols)
@@ -610,6 +712,29 @@ def traced_shapes(op, example, samples=400, seed=0):
             outputs, set_requirements = sets
             checks = _generalized_checks(op, example, checks, symbols, set_requirements,
                                          ties) + set_requirements
+            pinned = []
+        elif not why_not_a_set:
+            # The fake takes the example's value alone, with the example's other sizes
+            # (`scales.shape[0] == K // group_size` after `group_size in (32, 64, 128)`): an
+            # attribute is then part of the structure (an --example per value), an extent is
+            # required to be the example's.
+            attributes = {pin.ref.name for pin in pinned if pin.ref.kind == "attr"}
+            if attributes:
+                for argument in op.attributes:
+                    if argument.name in attributes:
+                        argument.structural = True
+                        op.notes.append(
+                            f"{argument.name} is part of the structure, as a string is: the fake "
+                            f"fixes it to the example's value ({argument.name} = "
+                            f"{example[argument.name]}), and with the example's other sizes "
+                            "accepts no other; the plugin takes the examples' values of it only "
+                            "(give an --example per value, with sizes that fit it)")
+                return traced_shapes(op, example, samples, seed)
+            for pin in pinned:
+                symbol = next(k for k, ref in symbols.items() if ref == pin.ref)
+                where = f", {pin.site}" if pin.site else ""
+                checks.append((sympy.Eq(symbol, pin.value),
+                               f"the example's; the fake implementation fixes it{where}"))
             pinned = []
     reasons = {}
     for relation, reason in checks:
@@ -661,6 +786,19 @@ def traced_shapes(op, example, samples=400, seed=0):
             if pinned:
                 raise GenerationError(_pinned_message(op, pinned, point, concrete,
                                                       why_not_a_set))
+            # The shapes follow an int attribute's value (`del shape[dim]`): traced at the
+            # example's, as part of the structure, where that holds.
+            axes = [a for a in op.attributes if a.name in value_dependent and not a.structural]
+            for argument in axes:
+                argument.structural = True
+            try:
+                if axes:
+                    traced = traced_shapes(op, example, samples, seed)
+                    op.notes += [_structural_note(a.name) for a in axes]
+                    return traced
+            except GenerationError:
+                for argument in axes:
+                    argument.structural = False
             raise GenerationError(
                 f"op '{op.qualname}': the output shape traced from the fake implementation "
                 f"({_show(outputs)}) does not hold at {point}: the fake gives {concrete}. Its "
