@@ -2,7 +2,7 @@
 PyTorch allows) and checks a bound PyTorch would prove from its own assumptions; its host code
 asserts that the inner extents agree (learned as a requirement). `vector_add`'s fake says only
 "like x", and nothing says the kernel takes y shorter than x: the equality the example shows is
-required, and reported. `mul_same_shape`'s example has equal extents across axes ([64, 64, 130]):
+required, and reported. `add_same_shape`'s example has equal extents across axes ([64, 64, 130]):
 its host code checks the shapes equal, axis by axis, and nothing more is required (not x[0] ==
 y[1]). `rows_from_table`'s fake bounds the rows by the table's (`<=`): equal in the example, not
 required equal."""
@@ -11,7 +11,7 @@ import triton
 import triton.language as tl
 
 AUTOPLUGIN_EXAMPLES = ["test::matvec(X=[5, 24], W=[24])", "test::vector_add(x=[300], y=[300])",
-                       "test::mul_same_shape(x=[64, 64, 130], y=[64, 64, 130])",
+                       "test::add_same_shape(x=[64, 64, 130], y=[64, 64, 130])",
                        "test::rows_from_table(x=[16, 32], table=[16, 32])"]
 
 
@@ -61,24 +61,16 @@ def _(x, y):
     return torch.empty_like(x)
 
 
-@triton.jit
-def mul_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < n
-    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask)
-             * tl.load(y_ptr + offsets, mask=mask), mask=mask)
-
-
-@torch.library.custom_op("test::mul_same_shape", mutates_args=())
-def mul_same_shape(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+@torch.library.custom_op("test::add_same_shape", mutates_args=())
+def add_same_shape(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     assert x.shape == y.shape, "x and y have the same shape"
     out = torch.empty_like(x)
     n = out.numel()
-    mul_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
+    add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
     return out
 
 
-@mul_same_shape.register_fake
+@add_same_shape.register_fake
 def _(x, y):
     return torch.empty_like(x)
 

@@ -36,22 +36,29 @@ def generated(out, op):
     return cpp, cmake, cases
 
 
-class HostCodeAsWrittenTest(unittest.TestCase):
-    """The focused modules, each generated once (both dtypes)."""
+class GeneratedModules(unittest.TestCase):
+    """MODULES (from_torch_<name>.py beside this file), each generated once for DTYPES."""
+    MODULES, DTYPES = (), "float32"
 
     @classmethod
     def setUpClass(cls):
         cls.out = tempfile.mkdtemp(prefix="from_torch_host_")
         cls.logs = {}
-        for module in ("device_guards", "scratch", "optional_inplace", "relations"):
+        for module in cls.MODULES:
             result = from_torch(os.path.join(HERE, f"from_torch_{module}.py"), "--out", cls.out,
-                                "--no-artefacts", "--dtypes", "float32,float16")
+                                "--no-artefacts", "--dtypes", cls.DTYPES)
             cls.logs[module] = (result.returncode, result.stderr)
 
     def module(self, name):
         status, log = self.logs[name]
         self.assertEqual(status, 0, log)
         return log
+
+
+class HostCodeAsWrittenTest(GeneratedModules):
+    """The focused modules, both dtypes."""
+    MODULES = ("device_guards", "scratch", "optional_inplace", "relations")
+    DTYPES = "float32,float16"
 
     def test_gpu_guards_and_returned_views(self):
         self.module("device_guards")
@@ -121,7 +128,7 @@ class HostCodeAsWrittenTest(unittest.TestCase):
 
     def test_equal_extents_across_axes_and_bounds(self):
         self.module("relations")
-        cpp, _, _ = generated(self.out, "mul_same_shape")
+        cpp, _, _ = generated(self.out, "add_same_shape")
         for axis in range(3):
             self.assertIn(f'"x[{axis}] == y[{axis}] (the host code checks it, '
                           'from_torch_relations.py:', cpp)
@@ -142,24 +149,10 @@ class HostCodeAsWrittenTest(unittest.TestCase):
         self.assertIn("not requiring x[0] == y[0] (--no-example-equalities)", result.stderr)
 
 
-class FieldHostCodeTest(unittest.TestCase):
+class FieldHostCodeTest(GeneratedModules):
     """Int attributes the fake branches on (axes, permutations, a pinned value) and host code in
-    the style of inference engines, each module generated once."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.out = tempfile.mkdtemp(prefix="from_torch_field_")
-        cls.logs = {}
-        for module, extra in (("axis_attributes", ["--no-artefacts"]),
-                              ("inference_style", ["--no-artefacts"])):
-            result = from_torch(os.path.join(HERE, f"from_torch_{module}.py"), "--out", cls.out,
-                                "--dtypes", "float32", *extra)
-            cls.logs[module] = (result.returncode, result.stderr)
-
-    def module(self, name):
-        status, log = self.logs[name]
-        self.assertEqual(status, 0, log)
-        return log
+    the style of inference engines."""
+    MODULES = ("axis_attributes", "inference_style")
 
     def test_an_axis_attribute_is_part_of_the_structure(self):
         log = self.module("axis_attributes")
