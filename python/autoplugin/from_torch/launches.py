@@ -1517,7 +1517,8 @@ def _recover_pointer(op, name, context, position, recorded, runs, dtype_runs, sc
             raise GenerationError(f"op '{op.qualname}': {context} is {which}")
         if value.storage_offset() != 0:
             raise GenerationError(f"op '{op.qualname}': {context} is a view that starts "
-                                  f"{value.storage_offset()} elements into a tensor; a plugin "
+                                  f"{value.storage_offset()} elements into a tensor (at "
+                                  f"{_show_point(op, run.point)}); a plugin "
                                   "passes whole tensors: pass the tensor and the offset")
         if role == "workspace":
             which = next(index for index, (_, keys) in scratch.items()
