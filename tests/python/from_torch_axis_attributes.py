@@ -1,7 +1,9 @@
 """Int attributes whose values the fake branches on: an axis (`amax_dim`: `del shape[dim]`, the
 examples give dim -1 and 0), a permutation (`permute3d`), and an attribute the fake pins to 1
-(`shift_one`: `torch._check(k == 1)`). Each is part of the structure, as a string is: the
-plugin takes the examples' values of it."""
+(`shift_one`: `torch._check(k == 1)`), two axes traced at one value (`transpose_copy`: dims 1
+and 2, both traced away from 0 and 1 at 2), and an axis only the host code reads (`row_sum_dim`:
+the fake keeps the shape; the launch's row length is `x.shape[dim]`). Each is part of the
+structure, as a string is: the plugin takes the examples' values of it."""
 import torch
 import triton
 import triton.language as tl
@@ -9,7 +11,10 @@ import triton.language as tl
 AUTOPLUGIN_EXAMPLES = ["test::amax_dim(x=[6, 40, 24], dim=-1)",
                        "test::amax_dim(x=[6, 40, 24], dim=0)",
                        "test::permute3d(x=[4, 5, 6], dims=[0, 2, 1])",
-                       "test::shift_one(x=[300], k=1)"]
+                       "test::shift_one(x=[300], k=1)",
+                       "test::transpose_copy(x=[3, 40, 70], dim0=1, dim1=2)",
+                       "test::row_sum_dim(x=[6, 40, 24], dim=-1)",
+                       "test::row_sum_dim(x=[6, 40, 24], dim=0)"]
 
 
 @triton.jit
@@ -91,4 +96,47 @@ def shift_one(x: torch.Tensor, k: int) -> torch.Tensor:
 @shift_one.register_fake
 def _(x, k):
     torch._check(k == 1)
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::transpose_copy", mutates_args=())
+def transpose_copy(x: torch.Tensor, dim0: int, dim1: int) -> torch.Tensor:
+    dims = [0, 1, 2]
+    dims[dim0], dims[dim1] = dims[dim1], dims[dim0]
+    out = torch.empty([x.shape[d] for d in dims], dtype=x.dtype, device=x.device)
+    n = out.numel()
+    permute_kernel[(triton.cdiv(n, 512),)](x, out, n, out.shape[1], out.shape[2],
+                                           x.stride(dims[0]), x.stride(dims[1]),
+                                           x.stride(dims[2]), BLOCK=512)
+    return out
+
+
+@transpose_copy.register_fake
+def _(x, dim0, dim1):
+    return x.transpose(dim0, dim1).contiguous()
+
+
+@triton.jit
+def running_sum_kernel(x_ptr, out_ptr, inner, R, BLOCK_R: tl.constexpr):
+    outer = tl.program_id(0) // inner
+    i = tl.program_id(0) % inner
+    r = tl.arange(0, BLOCK_R)
+    base = outer * R * inner + i
+    values = tl.load(x_ptr + base + r * inner, mask=r < R, other=0.0)
+    tl.store(out_ptr + base + r * inner, tl.cumsum(values, axis=0), mask=r < R)
+
+
+@torch.library.custom_op("test::row_sum_dim", mutates_args=())
+def row_sum_dim(x: torch.Tensor, dim: int) -> torch.Tensor:
+    """A running sum along `dim` (torch.cumsum)."""
+    R = x.shape[dim]
+    inner = x.stride(dim)
+    out = torch.empty_like(x)
+    running_sum_kernel[(x.numel() // R,)](x, out, inner, R, BLOCK_R=triton.next_power_of_2(R))
+    return out
+
+
+@row_sum_dim.register_fake
+def _(x, dim):
+    torch._check(-x.dim() <= dim < x.dim())
     return torch.empty_like(x)

@@ -171,6 +171,16 @@ class FieldHostCodeTest(GeneratedModules):
         # traced at the example's 1, which the fake requires (not at 2, away from 0 and 1)
         cpp, _, _ = generated(self.out, "shift_one")
         self.assertIn("if (x.rank() == 1 && k == 1) {", cpp)
+        cpp, _, _ = generated(self.out, "transpose_copy")
+        self.assertIn("if (x.rank() == 3 && dim0 == 1 && dim1 == 2) {", cpp)
+        self.assertIn("return ap::Shape{x[0], x[2], x[1]};", cpp)
+        # the fake keeps the shape; the host code reads x.shape[dim]
+        cpp, _, _ = generated(self.out, "row_sum_dim")
+        self.assertIn("test::row_sum_dim: note: dim is part of the structure", log)
+        self.assertIn("if (x.rank() == 3 && dim == -1) {", cpp)
+        self.assertIn("if (x.rank() == 3 && dim == 0) {", cpp)
+        self.assertIn('checked_i32(x.size(2), "R")', cpp)
+        self.assertIn('checked_i32(x.size(0), "R")', cpp)
 
     def test_inference_engine_host_code(self):
         self.module("inference_style")

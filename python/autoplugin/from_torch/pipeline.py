@@ -94,6 +94,36 @@ def _complete_example(op, text, values):
     return example
 
 
+def _with_axis_attributes(op, trace_and_recover, log):
+    """trace_and_recover(); where a launch argument cannot be recovered, again with an int
+    attribute (then all of them) part of the structure: a dim whose axis the host code reads
+    (`x.shape[dim]` of a softmax whose fake keeps the shape) is then a value per example."""
+    try:
+        return trace_and_recover()
+    except GenerationError as refusal:
+        if "cannot be recovered" not in str(refusal):
+            raise
+        candidates = [a for a in op.attributes if a.kind in ("int", "int[]") and
+                      not a.structural]
+        trials = [[a] for a in candidates] + ([candidates] if len(candidates) > 1 else [])
+        for chosen in trials:
+            for argument in chosen:
+                argument.structural = True
+            try:
+                result = trace_and_recover()
+            except GenerationError:
+                for argument in chosen:
+                    argument.structural = False
+                op.notes.clear()
+                continue
+            for argument in chosen:
+                log(f"{op.qualname}: note: {argument.name} is part of the structure, as a "
+                    "string is: the host code's launches follow its value, so the plugin takes "
+                    "the examples' values of it only (give an --example per value)")
+            return result
+        raise refusal from None
+
+
 def _where(function):
     try:
         return f"{Path(inspect.getsourcefile(function)).name}:{inspect.getsourcelines(function)[1]}"
@@ -139,18 +169,22 @@ def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90,
         for text, values in mine:
             example = _complete_example(op, text, values)
             log(f"{op.qualname}: tracing the fake implementation for {text}")
-            traced = traced_shapes(op, example)
-            for note in op.notes:
-                log(f"{op.qualname}: note: {note}")
-            op.notes.clear()
-            if traced.unreachable:
-                log(f"{op.qualname}: note: the fake implementation rejects "
-                    f"{len(traced.unreachable)} sampled point(s) that the generated shape function "
-                    f"accepts, e.g. {traced.unreachable[0]}")
-            log(f"{op.qualname}: recovering the launches of the host code")
-            recovered = recover_launches(op, example, traced, dtypes, arch=arch,
-                                         example_equalities=example_equalities, log=log,
-                                         max_block=max_block)
+
+            def trace_and_recover():
+                traced = traced_shapes(op, example)
+                for note in op.notes:
+                    log(f"{op.qualname}: note: {note}")
+                op.notes.clear()
+                if traced.unreachable:
+                    log(f"{op.qualname}: note: the fake implementation rejects "
+                        f"{len(traced.unreachable)} sampled point(s) that the generated shape "
+                        f"function accepts, e.g. {traced.unreachable[0]}")
+                log(f"{op.qualname}: recovering the launches of the host code")
+                return traced, recover_launches(op, example, traced, dtypes, arch=arch,
+                                                example_equalities=example_equalities, log=log,
+                                                max_block=max_block)
+
+            traced, recovered = _with_axis_attributes(op, trace_and_recover, log)
             if not recovered.launches:
                 raise GenerationError(f"op '{op.qualname}': its host code launches no Triton "
                                       f"kernel for {text}")

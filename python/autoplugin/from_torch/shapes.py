@@ -656,6 +656,12 @@ def _sets_of_sizes(op, example, outputs, symbols, pinned, ties):
     return (outputs, requirements), ""
 
 
+def _requirement_text(relation, symbols):
+    """A relation with its symbols written as the shape function's messages write them."""
+    return str(relation.xreplace({s: sympy.Symbol(_written(ref)) for s, ref in symbols.items()
+                                  if s in relation.free_symbols}))
+
+
 def _written(ref):
     """As the shape function's messages write it: `q[3]`, `group_size`."""
     return ref.name if ref.index is None else f"{ref.name}[{ref.index}]"
@@ -772,9 +778,20 @@ def traced_shapes(op, example, samples=400, seed=0):
             requires = others
     example_values = _values(symbols, example)
     broken = [g for g in requires if not holds(g, example_values)]
+    # Traced away from 0 and 1, two attributes can meet (`x.transpose(dim0, dim1)` at dims 1 and
+    # 2, both traced at 2, records dim0 == dim1): they are then axes, part of the structure.
+    axes = [a for a in op.attributes if not a.structural and
+            any(symbols[s].name == a.name for g in broken for s in g.free_symbols
+                if s in symbols and symbols[s].kind == "attr")]
+    if axes:
+        for argument in axes:
+            argument.structural = True
+        op.notes += [_structural_note(a.name) for a in axes]
+        return traced_shapes(op, example, samples, seed)
     if broken:
         raise GenerationError(f"op '{op.qualname}': the example {example} does not satisfy "
-                              f"what the fake implementation requires: {broken}")
+                              f"what the fake implementation requires: "
+                              f"{', '.join(_requirement_text(g, symbols) for g in broken)}")
     unreachable = []
     for point, values, concrete in points:
         if not all(holds(g, values) for g in requires):
