@@ -4,7 +4,11 @@ int64 slot index, with strides annotated `tl.int64` (compiled so, as Triton's JI
 fake that bounds the slots by the rows (`>=`: no equality assumed). `rope_heads` checks that the
 last extent is a multiple of a head size from a set (`% head_size == 0`: sampled on multiples).
 `persistent_scale` reads the multiprocessor count when the module is imported
-(`torch.cuda.get_device_properties`), as persistent kernels do."""
+(`torch.cuda.get_device_properties`), as persistent kernels do. `glu_halves` passes its kernel
+the two halves of `x.chunk(2, dim=-1)` (a view partway into the input) and `join_halves` writes
+two inputs into the halves of its output (a view partway into the output), as GLU / SwiGLU host
+code does. `flip_sign` passes its kernel integer views of a float input and output
+(`x.view(torch.int32)`), as bit-manipulating kernels (quantizers, sign flips) take them."""
 import torch
 import triton
 import triton.language as tl
@@ -14,7 +18,10 @@ NUM_SMS = torch.cuda.get_device_properties("cuda").multi_processor_count
 AUTOPLUGIN_EXAMPLES = ["test::silu_and_mul(out=[4, 64], input=[4, 128])",
                        "test::cache_rows(key=[8, 64], slots=int64[8], cache=[32, 64])",
                        "test::rope_heads(x=[6, 512], head_size=128)",
-                       "test::persistent_scale(x=[5000], scale=2.0)"]
+                       "test::persistent_scale(x=[5000], scale=2.0)",
+                       "test::glu_halves(x=[6, 96])",
+                       "test::join_halves(a=[5, 40], b=[5, 40])",
+                       "test::flip_sign(x=[6, 100])"]
 
 
 @triton.jit
@@ -117,4 +124,79 @@ def persistent_scale(x: torch.Tensor, scale: float) -> torch.Tensor:
 
 @persistent_scale.register_fake
 def _(x, scale):
+    return torch.empty_like(x)
+
+
+@triton.jit
+def glu_kernel(a_ptr, b_ptr, out_ptr, row_stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    a = tl.load(a_ptr + row * row_stride + cols, mask=mask).to(tl.float32)
+    b = tl.load(b_ptr + row * row_stride + cols, mask=mask).to(tl.float32)
+    tl.store(out_ptr + row * n_cols + cols, (a * tl.sigmoid(b)).to(out_ptr.dtype.element_ty),
+             mask=mask)
+
+
+@torch.library.custom_op("test::glu_halves", mutates_args=())
+def glu_halves(x: torch.Tensor) -> torch.Tensor:
+    a, b = x.chunk(2, dim=-1)
+    out = torch.empty(a.shape, dtype=x.dtype, device=x.device)
+    glu_kernel[(a.shape[0], triton.cdiv(a.shape[1], 64))](a, b, out, a.stride(0), a.shape[1],
+                                                          BLOCK=64)
+    return out
+
+
+@glu_halves.register_fake
+def _(x):
+    torch._check(x.shape[-1] % 2 == 0)
+    return x.new_empty(x.shape[0], x.shape[1] // 2)
+
+
+@triton.jit
+def copy_rows_kernel(src_ptr, dst_ptr, n_cols, dst_stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    tl.store(dst_ptr + row * dst_stride + cols, tl.load(src_ptr + row * n_cols + cols, mask=mask),
+             mask=mask)
+
+
+@torch.library.custom_op("test::join_halves", mutates_args=())
+def join_halves(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    out = torch.empty(a.shape[0], 2 * a.shape[1], dtype=a.dtype, device=a.device)
+    block = triton.next_power_of_2(a.shape[1])
+    copy_rows_kernel[(a.shape[0],)](a, out[:, :a.shape[1]], a.shape[1], out.stride(0),
+                                    BLOCK=block)
+    copy_rows_kernel[(a.shape[0],)](b, out[:, a.shape[1]:], a.shape[1], out.stride(0),
+                                    BLOCK=block)
+    return out
+
+
+@join_halves.register_fake
+def _(a, b):
+    torch._check(a.shape == b.shape)
+    torch._check(a.shape[1] <= 1024)
+    return a.new_empty(a.shape[0], 2 * a.shape[1])
+
+
+@triton.jit
+def flip_sign_kernel(bits_ptr, out_ptr, n, SIGN: tl.constexpr, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(bits_ptr + offsets, mask=mask) ^ SIGN, mask=mask)
+
+
+@torch.library.custom_op("test::flip_sign", mutates_args=())
+def flip_sign(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    bits = torch.int32 if x.element_size() == 4 else torch.int16
+    sign = -2**31 if bits == torch.int32 else -2**15
+    flip_sign_kernel[(triton.cdiv(x.numel(), 256),)](x.view(bits), out.view(bits), x.numel(),
+                                                     SIGN=sign, BLOCK=256)
+    return out
+
+
+@flip_sign.register_fake
+def _(x):
     return torch.empty_like(x)

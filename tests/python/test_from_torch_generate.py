@@ -349,11 +349,27 @@ class VariantsTest(unittest.TestCase):
                         cpp.index("add_one_copy_add_one_kernel_fp32::launch("))
 
     def test_flags_and_floats_from_attributes(self):
-        cpp, cmake = self.generate("from_torch_float_flags.py")
+        cpp, cmake = self.generate("from_torch_float_flags.py", "--op", "test::capped_scale")
         self.assertIn('"DO_SOFTCAP=True|False', cmake)
         self.assertIn("select(softcap != 0)", cpp)
         self.assertIn("/* keep    */ (training ? static_cast<float>(p) : 0.0f)", cpp)
         self.assertIn("ap::triton::make_grid(ap::triton::cdiv(x.size(0) * x.size(1), 16))", cpp)
+        # the CUDA kernel registered beside a PyTorch body; affine functions of attributes
+        cpp, _ = self.generate("from_torch_float_flags.py", "--op", "test::rescale")
+        self.assertIn("/* keep_scale */ static_cast<float>(1.0 / (1.0 - p)),", cpp)
+        self.assertIn("/* exp2_scale */ static_cast<float>(1.44269504 * temperature));", cpp)
+        # Optional[float] / Optional[int]: None is another structure; an int's values are part
+        cpp, _ = self.generate("from_torch_float_flags.py", "--op", "test::soft_cap")
+        self.assertIn("                         std::optional<double> softcap,\n"
+                      "                         std::optional<std::int64_t> block) {", cpp)
+        self.assertIn("if (x.rank() == 1 && !softcap.has_value() && !block.has_value()) {", cpp)
+        self.assertIn("softcap.has_value() && block.has_value() && *block == 128) {", cpp)
+        self.assertIn("/* inverse */ static_cast<float>(1.0 / *softcap));", cpp)
+        self.assertIn("ap::triton::make_grid(ap::triton::cdiv(x.size(0), 128)), stream,", cpp)
+        self.assertIn('"test::soft_cap(Tensor x, float? softcap=None, int? block=None) -> Tensor"',
+                      cpp)
+        self.assertEqual({(c["attributes"]["softcap"], c["attributes"]["block"])
+                          for c in self.cases.values()}, {(None, None), (30.0, None), (30.0, 128)})
 
     def test_a_kernel_warmed_up_then_launched_compiled(self):
         cpp, cmake = self.generate("from_torch_warmup.py")

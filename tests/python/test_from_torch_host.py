@@ -202,6 +202,19 @@ class FieldHostCodeTest(GeneratedModules):
         self.assertIn("make_grid(std::min<std::int64_t>(132, ap::triton::cdiv(x.size(0), 1024)))",
                       cpp)
         self.assertIn('SIGNATURE "*fp32, *fp32, i32, fp32, 1024, 132"', cmake)
+        # views partway into a tensor start at an expression of the sizes
+        cpp, _, _ = generated(self.out, "glu_halves")
+        self.assertIn("/* a_ptr      */ x.data(),", cpp)
+        self.assertIn("/* b_ptr      */ x.data() + out.size(1),", cpp)
+        cpp, _, _ = generated(self.out, "join_halves")
+        self.assertIn("/* dst_ptr    */ out.data(),", cpp)
+        self.assertIn("/* dst_ptr    */ out.data() + a.size(1),", cpp)
+        # integer views of float tensors: the plugin takes floats, the kernel reads the bits
+        cpp, cmake, _ = generated(self.out, "flip_sign")
+        self.assertIn("void flip_sign_float32(ap::In<float> x, ap::Out<float> out, ap::Stream", cpp)
+        self.assertIn("/* bits_ptr */ reinterpret_cast<const std::int32_t*>(x.data()),", cpp)
+        self.assertIn("/* out_ptr  */ reinterpret_cast<std::int32_t*>(out.data()),", cpp)
+        self.assertIn('SIGNATURE "*i32, *i32, i32, -2147483648, 256"', cmake)
 
     def test_artefacts_of_a_module_that_reads_the_gpu_when_imported(self):
         # The ahead-of-time compile imports the module again, where torch.cuda has no GPU.

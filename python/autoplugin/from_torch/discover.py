@@ -7,6 +7,7 @@ the module was imported (the registration is observed during the import) and whi
 import ast
 import contextlib
 import importlib.util
+import inspect
 import re
 import sys
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ class Argument:
     name: str
     kind: str  # "Tensor", "int", "float", "bool", "str", "int[]", "float[]", "bool[]"
     default: object = None
-    optional: bool = False  # `Tensor?`: may be None
+    optional: bool = False  # `Tensor?`, `float?`, `int?`, `bool?`: may be None
     keyword_only: bool = False
     mutated: bool = False  # `Tensor(a!)`: the op writes it in place
     dtype: str = ""  # a tensor of one dtype whatever --dtypes says ("int64" labels), from the example
@@ -70,6 +71,9 @@ TYPE_KINDS = {
     "str": "str", "List[int]": "int[]", "List[SymInt]": "int[]", "List[float]": "float[]",
     "List[bool]": "bool[]",
 }
+# Optional scalars: None is part of the structure, as an absent Tensor? is.
+OPTIONAL_KINDS = {"Optional[int]": "int", "Optional[SymInt]": "int", "Optional[float]": "float",
+                  "Optional[bool]": "bool"}
 
 
 # Names an argument cannot have in the generated C++: C++ keywords a Python name may be, and the
@@ -90,12 +94,13 @@ def _arguments(qualname, schema):
     arguments = []
     for argument in schema.arguments:
         type_name = str(argument.type)
-        optional = type_name == "Optional[Tensor]"
-        kind = "Tensor" if optional else TYPE_KINDS.get(type_name)
+        optional = type_name == "Optional[Tensor]" or type_name in OPTIONAL_KINDS
+        kind = ("Tensor" if type_name == "Optional[Tensor]" else
+                OPTIONAL_KINDS.get(type_name) or TYPE_KINDS.get(type_name))
         if kind is None:
             raise GenerationError(f"op '{qualname}': argument '{argument.name}' has type "
                                   f"{argument.type}, which from-torch does not generate "
-                                  "(supported: Tensor, Optional[Tensor], int, float, bool, str, "
+                                  "(supported: Tensor, int, float, bool, their Optional, str, "
                                   "int[], float[], bool[]); change it to one of these")
         if argument.name in CPP_RESERVED:
             raise GenerationError(f"op '{qualname}': argument '{argument.name}' has a name that "
@@ -108,8 +113,10 @@ def _arguments(qualname, schema):
                                   f"({argument.type}); only a Tensor (not Optional) can be "
                                   "written in place by a plugin (a plugin's outputs are always "
                                   "there): declare it a Tensor the caller always passes")
+        # An Optional[int] may be an axis or a size the fake reads: its values are part of the
+        # structure (the plugin takes the examples' values), as a pinned int's are.
         arguments.append(Argument(argument.name, kind, default, optional, argument.kwarg_only,
-                                  mutated))
+                                  mutated, structural=kind == "int" and optional))
     for returned in schema.returns:
         if str(returned.type) != "Tensor":
             raise GenerationError(f"op '{qualname}': returns {returned.type}; only Tensor returns "
@@ -218,6 +225,20 @@ def _fake_of(qualname):
     return None if kernel is None else kernel.func
 
 
+def _cuda_body(definition):
+    """The host code a custom op runs on CUDA tensors: the kernel registered for "cuda"
+    (`@op.register_kernel("cuda")`, beside a default body for other devices), else its body."""
+    backend = getattr(definition, "_backend_fns", {}).get("cuda")
+    if backend is None:
+        return definition._init_fn
+    # PyTorch wraps the function it was given (to fall back to the body when it is disabled);
+    # the user's function keeps the file and line that messages cite.
+    wrapper = inspect.unwrap(backend)
+    cells = dict(zip(wrapper.__code__.co_freevars, wrapper.__closure__ or ()))
+    given = cells.get("fn")
+    return given.cell_contents if given is not None and callable(given.cell_contents) else backend
+
+
 def find_ops(path, wanted=None):
     """The module's custom ops (only those named in `wanted`, if given), in definition order."""
     from torch._library.custom_ops import CustomOpDef
@@ -231,7 +252,7 @@ def find_ops(path, wanted=None):
             schema = value._opoverload._schema
             ops.append(CustomOp(value._qualname, plugin_schema(schema), str(schema),
                                 _arguments(value._qualname, schema), _num_outputs(schema),
-                                value._init_fn, value._abstract_fn, Path(path).resolve()))
+                                _cuda_body(value), value._abstract_fn, Path(path).resolve()))
     for qualname, impls in library_impls.items():
         if any(op.qualname == qualname for op in ops):
             continue

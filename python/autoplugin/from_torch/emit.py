@@ -34,6 +34,12 @@ ATTRIBUTE_TYPES = {"int": "std::int64_t", "float": "double", "bool": "bool",
                    "float[]": "std::span<const double>", "bool[]": "std::span<const bool>"}
 
 
+def attribute_type(argument):
+    """The C++ type a launcher and the shape function take an attribute as."""
+    cpp = ATTRIBUTE_TYPES[argument.kind]
+    return f"std::optional<{cpp}>" if argument.optional else cpp
+
+
 def _structure_condition(op, example, in_shape_function):
     """C++ condition selecting a structure: each tensor's rank (and whether a `Tensor?` is
     present), each list's length and each string attribute's value (strings are not sampled:
@@ -58,6 +64,12 @@ def _structure_condition(op, example, in_shape_function):
                           for k, v in enumerate(example[argument.name])]
         elif argument.kind == "str":
             parts.append(f"{argument.name} == {json.dumps(example[argument.name])}")
+        elif argument.optional and example[argument.name] is None:
+            parts.append(f"!{argument.name}.has_value()")
+        elif argument.optional:
+            parts.append(f"{argument.name}.has_value()")
+            if argument.structural:
+                parts.append(f"*{argument.name} == {example[argument.name]}")
         elif argument.structural and argument.kind == "bool":
             parts.append(argument.name if example[argument.name] else f"!{argument.name}")
         elif argument.structural:
@@ -70,6 +82,10 @@ def _structure_text(op, example):
     for argument in op.arguments:
         if argument.kind == "Tensor" and example[argument.name] is None:
             parts.append(f"{argument.name} absent")
+        elif example[argument.name] is None:
+            parts.append(f"{argument.name} = None")
+        elif argument.optional and not argument.structural:
+            parts.append(f"{argument.name} given")
         elif argument.kind == "Tensor":
             parts.append(f"{argument.name} of rank {len(example[argument.name])}")
         elif argument.kind.endswith("[]") and argument.structural:
@@ -114,7 +130,7 @@ def _shape_parameters(op):
         if argument.kind == "Tensor":
             cpp_type = "std::optional<ap::Shape>" if argument.optional else "ap::Shape"
         else:
-            cpp_type = ATTRIBUTE_TYPES[argument.kind]
+            cpp_type = attribute_type(argument)
         parameters.append(f"{cpp_type} {argument.name}")
     return parameters
 
@@ -294,13 +310,21 @@ def _element_types(op, structures, dtype):
         for launch in structure.launches:
             for argument in launch.arguments:
                 if argument.kind in ("input", "output"):
-                    types[argument.cpp] = CPP_ELEMENT[argument.pointer_types[dtype]]
+                    types[argument.cpp] = CPP_ELEMENT[argument.tensor_types[dtype]]
     return types
 
 
 def _argument_text(argument, dtype):
     if argument.kind in ("input", "output"):
-        return f"{argument.cpp}.data()"
+        address = f"{argument.cpp}.data()"
+        if argument.pointer_types[dtype] != argument.tensor_types[dtype]:
+            # a view in another dtype (`x.view(torch.int32)`): the same address, read so
+            constant = "const " if argument.kind == "input" else ""
+            address = (f"reinterpret_cast<{constant}{CPP_ELEMENT[argument.pointer_types[dtype]]}*>"
+                       f"({address})")
+        if argument.offset:
+            return f"{address} + {_parenthesized(argument.offset)}"
+        return address
     if argument.kind == "workspace":
         element = CPP_ELEMENT[argument.pointer_types[dtype]]
         return f"reinterpret_cast<{element}*>(scratch + scratch{argument.cpp}_offset)"
@@ -311,6 +335,10 @@ def _argument_text(argument, dtype):
     if argument.triton_type == "i1":
         return f"static_cast<bool>({argument.cpp})"
     return argument.cpp
+
+
+def _parenthesized(expression):
+    return expression if re.fullmatch(r"[\w.()]+", expression) else f"({expression})"
 
 
 def launcher_name(op, dtype, config=None):
@@ -329,7 +357,7 @@ def launcher(op, structures, dtype, config=None):
             parameters.append(f"{view}<{types.get(argument.name, own or element)}> "
                               f"{argument.name}")
         else:
-            parameters.append(f"{ATTRIBUTE_TYPES[argument.kind]} {argument.name}")
+            parameters.append(f"{attribute_type(argument)} {argument.name}")
     for index in range(op.num_outputs):
         name = output_name(op, index)
         parameters.append(f"ap::Out<{types.get(name, element)}> {name}")

@@ -57,7 +57,10 @@ def environment(op, point, input_shapes, output_shapes):
         tensor_atoms(output_name(op, index), shape)
     for argument in op.arguments:
         value = point[argument.name]
-        if argument.kind in ("int", "float", "bool"):
+        if argument.kind in ("int", "float", "bool") and argument.optional:
+            if value is not None:  # a structure where it is given: its value
+                atoms[f"*{argument.name}"] = value
+        elif argument.kind in ("int", "float", "bool"):
             atoms[argument.name] = value
         elif argument.kind in ("int[]", "float[]", "bool[]"):
             for k, element in enumerate(value):
@@ -221,11 +224,72 @@ def _fit_float(values, envs, context):
                 if all((env.atoms[name] if env.atoms[flag] == on else 0.0) == v
                        for env, v in zip(envs, floats)):
                     return f"({text} ? static_cast<float>({name}) : 0.0f)"
+    affine = _fit_affine_float(floats, envs)
+    if affine:
+        return affine
     raise GenerationError(f"{context} cannot be recovered: a float that is neither constant, a "
                           f"float attribute or its reciprocal, one a bool attribute switches to "
-                          f"0, nor the reciprocal of a size or of its square root (values "
+                          f"0, the reciprocal of a size or of its square root, an affine "
+                          f"function of an attribute or size (`1 + eps`, `1 / (1 - p)`, "
+                          f"`sm_scale * 1.4427`) nor a product of two float attributes (values "
                           f"{floats[:4]}...); compute it in the kernel from the attributes it is "
                           "given")
+
+
+def _fit_affine_float(floats, envs):
+    """C++ text for `floats` as an affine function of one number atom (`1 + eps`, `sm_scale *
+    LOG2E`, `float(n - 1)`), as its reciprocal (`1 / (1 - p)`, `1 / (n - 1)`), or as the product of
+    two float attributes; "" when none fits at every point."""
+    numbers = [name for name, value in envs[0].atoms.items()
+               if isinstance(value, (int, float)) and not isinstance(value, bool) and
+               all(isinstance(env.atoms[name], (int, float)) for env in envs)]
+    for name in numbers:
+        xs = [float(env.atoms[name]) for env in envs]
+        for reciprocal in (False, True):
+            if reciprocal and any(y == 0 for y in floats):
+                continue
+            ys = [1.0 / y for y in floats] if reciprocal else floats
+            line = _line_through(xs, ys)
+            if line is None:
+                continue
+            slope, intercept = line
+            if all(_close(y, 1.0 / (slope * x + intercept) if reciprocal else
+                          slope * x + intercept) for x, y in zip(xs, floats)
+                   if not reciprocal or slope * x + intercept != 0):
+                body = _affine_text(slope, intercept, name)
+                return (f"static_cast<float>(1.0 / ({body}))" if reciprocal else
+                        f"static_cast<float>({body})")
+    floats_only = [n for n in numbers if all(isinstance(env.atoms[n], float) for env in envs)]
+    for first in floats_only:
+        for second in floats_only:
+            if first <= second and all(_close(env.atoms[first] * env.atoms[second], y)
+                                       for env, y in zip(envs, floats)):
+                return f"static_cast<float>({first} * {second})"
+    return ""
+
+
+def _line_through(xs, ys):
+    """(slope, intercept) of the line through the first two points with different x, rounded to
+    9 significant digits (a constant as written: 1.0, not 1.0000000000000002), or None."""
+    other = next((i for i, x in enumerate(xs) if x != xs[0]), None)
+    if other is None:
+        return None
+    slope = (ys[other] - ys[0]) / (xs[other] - xs[0])
+    intercept = ys[0] - slope * xs[0]
+    if abs(intercept) <= 1e-9 * max(abs(y) for y in ys):
+        intercept = 0.0  # rounding left over from the division
+    if slope == 0:
+        return None
+    return float(f"{slope:.9g}"), float(f"{intercept:.9g}")
+
+
+def _affine_text(slope, intercept, name):
+    term = name if slope == 1 else f"-{name}" if slope == -1 else f"{slope!r} * {name}"
+    if intercept == 0:
+        return term
+    if term.startswith("-"):
+        return f"{intercept!r} - {term[1:]}"
+    return f"{term} {'-' if intercept < 0 else '+'} {abs(intercept)!r}"
 
 
 def _close(expected, value):

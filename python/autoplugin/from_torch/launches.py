@@ -57,6 +57,9 @@ class RecoveredArgument:
     pointer_types: dict = field(default_factory=dict)  # dtype -> "*fp32"
     constexpr: str = ""
     constexpr_by_dtype: dict = field(default_factory=dict)  # dtype -> value, where they differ
+    offset: str = ""  # pointers to a view partway into a tensor: C++ elements from its start
+    tensor_types: dict = field(default_factory=dict)  # dtype -> the tensor's own "*fp32" (where
+    # the kernel gets a view in another dtype, pointer_types has the view's)
 
 
 @dataclass
@@ -545,7 +548,7 @@ def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
             point = {}
             for argument in op.arguments:
                 value = example[argument.name]
-                if argument.kind == "Tensor" and value is None:
+                if value is None and argument.optional:
                     point[argument.name] = None
                 elif argument.kind == "Tensor":
                     if target is None:
@@ -705,7 +708,7 @@ def _edge_points(op, example, traced, rng, arch, launches, notes, dtype):
     ties = tied_extents(traced.requires, traced.symbols)
     candidates = []
     for argument in op.arguments:
-        if argument.kind == "float":
+        if argument.kind == "float" and example[argument.name] is not None:
             for value in (0.0, 1.0):
                 if example[argument.name] != value:
                     point = {name: list(v) if isinstance(v, list) else v
@@ -1210,7 +1213,8 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
             continue
         if isinstance(values[0], torch.Tensor):
             arguments.append(_recover_pointer(op, name, context, position, recorded, runs,
-                                              dtype_runs, scratch, plugin_dtypes))
+                                              dtype_runs, scratch, plugin_dtypes, envs[:samples],
+                                              envs[samples:]))
             continue
         try:
             triton_type = _scalar_type(values, name, first.where, first.line)
@@ -1508,18 +1512,15 @@ def _scratch_buffers(op, runs, envs, samples, dtype_runs):
 
 
 def _recover_pointer(op, name, context, position, recorded, runs, dtype_runs, scratch,
-                     plugin_dtypes):
+                     plugin_dtypes, fit_envs, check_envs):
     roles = set()
+    offsets = []
     for position_in_runs, (record, run) in enumerate(zip(recorded, runs)):
         value = record.arguments[name]
         role, which = _tensor_role(op, value, run)
         if role is None:
             raise GenerationError(f"op '{op.qualname}': {context} is {which}")
-        if value.storage_offset() != 0:
-            raise GenerationError(f"op '{op.qualname}': {context} is a view that starts "
-                                  f"{value.storage_offset()} elements into a tensor (at "
-                                  f"{_show_point(op, run.point)}); a plugin "
-                                  "passes whole tensors: pass the tensor and the offset")
+        offsets.append(_view_offset(op, context, value, role, which, run))
         if role == "workspace":
             which = next(index for index, (_, keys) in scratch.items()
                          if keys[position_in_runs] == which)
@@ -1528,7 +1529,7 @@ def _recover_pointer(op, name, context, position, recorded, runs, dtype_runs, sc
         raise GenerationError(f"op '{op.qualname}': {context} is a different tensor at different "
                               f"sizes ({sorted(map(str, roles))})")
     kind, which = roles.pop()
-    pointer_types = {}
+    pointer_types, tensor_types = {}, {}
     for dtype in plugin_dtypes:
         tensor = dtype_runs[dtype].records[position].arguments[name]
         role, what = _tensor_role(op, tensor, dtype_runs[dtype])
@@ -1538,15 +1539,69 @@ def _recover_pointer(op, name, context, position, recorded, runs, dtype_runs, sc
             raise GenerationError(f"op '{op.qualname}': {context} is {kind} {which} for the first "
                                   f"dtype's inputs but {role} {what} for {dtype} inputs; a plugin "
                                   "passes each kernel parameter the same tensor")
-        element = plugin_dtypes[dtype][which] if kind == "output" else tensor.dtype
-        if element not in TRITON_POINTER_TYPES:
-            whose = "its output's dtype (the fake's)" if kind == "output" else "its dtype"
-            raise GenerationError(
-                f"op '{op.qualname}': {context}: {whose} is {element}, which from-torch does not "
-                "generate (float32, float16, bfloat16, float64, int8/16/32/64, uint8 and bool "
-                "are): give that tensor one of these dtypes (e.g. float8 bytes as uint8 in the "
-                "op's schema and its fake)")
-        pointer_types[dtype] = "*" + TRITON_POINTER_TYPES[element]
+        # The tensor's own dtype (an output's is the fake's), and the kernel's: a view in another
+        # dtype (`out.view(torch.int32)`) is the same address, read as that dtype.
+        whole = (dtype_runs[dtype].inputs[which] if kind == "input" else
+                 dtype_runs[dtype].outputs[which] if kind == "output" else tensor)
+        own = plugin_dtypes[dtype][which] if kind == "output" else whole.dtype
+        element = tensor.dtype if tensor.dtype != whole.dtype else own
+        pointer_types[dtype] = _pointer_type(op, context, kind, element)
+        tensor_types[dtype] = _pointer_type(op, context, kind, own)
     cpp = {"input": which, "output": fitting.output_name(op, which) if kind == "output" else "",
            "workspace": str(which)}[kind]
-    return RecoveredArgument(name, kind, cpp=cpp, pointer_types=pointer_types)
+    offset = ""
+    if any(offsets):
+        # A view partway into the tensor (`a, b = x.chunk(2, dim=-1)`): its start is an
+        # expression of the sizes, as its strides are.
+        for dtype, run in dtype_runs.items():
+            record = run.records[position]
+            tensor = record.arguments[name]
+            if _view_offset(op, context, tensor, *_tensor_role(op, tensor, run), run) != \
+                    offsets[0]:
+                raise GenerationError(f"op '{op.qualname}': {context} is a view whose start "
+                                      f"changes with the dtype ({dtype} inputs); a plugin "
+                                      "passes each dtype's kernel the same view")
+        offset = _fit(op, offsets, fit_envs, check_envs,
+                      f"the start of {context} (a view, in elements from its tensor's start)",
+                      "i64", [])
+    return RecoveredArgument(name, kind, cpp=cpp, pointer_types=pointer_types, offset=offset,
+                             tensor_types=tensor_types)
+
+
+def _pointer_type(op, context, kind, element):
+    """Triton's pointer type of a tensor of dtype `element`, or a refusal naming it."""
+    if element not in TRITON_POINTER_TYPES:
+        whose = "its output's dtype (the fake's)" if kind == "output" else "its dtype"
+        raise GenerationError(
+            f"op '{op.qualname}': {context}: {whose} is {element}, which from-torch does not "
+            "generate (float32, float16, bfloat16, float64, int8/16/32/64, uint8 and bool "
+            "are): give that tensor one of these dtypes (e.g. float8 bytes as uint8 in the "
+            "op's schema and its fake)")
+    return "*" + TRITON_POINTER_TYPES[element]
+
+
+def _view_offset(op, context, value, role, which, run):
+    """Elements from the start of the op's tensor (or scratch buffer) `value` views to where
+    the view starts."""
+    if role == "workspace":
+        if value.storage_offset() != 0:
+            raise GenerationError(f"op '{op.qualname}': {context} is a view that starts "
+                                  f"{value.storage_offset()} elements into a scratch buffer (at "
+                                  f"{_show_point(op, run.point)}); a plugin passes whole scratch "
+                                  "buffers: pass the buffer and the offset")
+        return 0
+    whole = run.inputs[which] if role == "input" else run.outputs[which]
+    if value.dtype != whole.dtype:
+        if value.storage_offset() * value.element_size() != \
+                whole.storage_offset() * whole.element_size():
+            raise GenerationError(f"op '{op.qualname}': {context} is a {value.dtype} view "
+                                  f"partway into a {whole.dtype} tensor (at "
+                                  f"{_show_point(op, run.point)}); a plugin passes such a view "
+                                  "from its tensor's start only")
+        return 0
+    offset = value.storage_offset() - whole.storage_offset()
+    if offset < 0:
+        raise GenerationError(f"op '{op.qualname}': {context} starts {-offset} elements before "
+                              f"the {role} it views (at {_show_point(op, run.point)}); a plugin "
+                              f"passes the {role} TensorRT gives it, from its start")
+    return offset

@@ -82,7 +82,7 @@ def _complete_example(op, text, values):
     example = {}
     for argument in op.arguments:
         value = values.get(argument.name, argument.default)
-        if argument.kind == "Tensor" and value is None and argument.optional:
+        if value is None and argument.optional:
             example[argument.name] = None  # absent: the structure without it
             continue
         if argument.kind == "Tensor" and not (isinstance(value, list) and

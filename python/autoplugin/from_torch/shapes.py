@@ -185,7 +185,8 @@ def _trace(op, example, ties, concrete=frozenset()):
     # Extents well above every integer attribute, so that the trace takes the branch of
     # ordinary inputs (a padding smaller than the dimension it pads, ...).
     largest = max([abs(v) for a in op.attributes if a.kind in ("int", "int[]")
-                   for v in (example[a.name] if a.kind == "int[]" else [example[a.name]])],
+                   for v in (example[a.name] if a.kind == "int[]" else [example[a.name]])
+                   if v is not None],
                   default=0)
     extents = iter([2 * largest + e for e in TRACE_EXTENTS] * 4)
     tied_extent = {}  # (name, axis) -> the extent its group is traced at
@@ -204,7 +205,7 @@ def _trace(op, example, ties, concrete=frozenset()):
 
     for argument in op.arguments:
         value = example[argument.name]
-        if argument.kind == "Tensor" and value is None:
+        if value is None and argument.optional:
             call[argument.name] = None
         elif argument.kind == "Tensor":
             shape = list(value) if ties is None else [
@@ -518,7 +519,7 @@ def _sample_point(op, example, rng):
     point = {}
     for argument in op.arguments:
         value = example[argument.name]
-        if argument.kind == "Tensor" and value is None:
+        if value is None and argument.optional:
             point[argument.name] = None
         elif argument.kind == "Tensor":
             point[argument.name] = [rng.choice([0, 1]) if rng.random() < 0.1 else rng.randint(2, 30)
