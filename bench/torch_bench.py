@@ -6,8 +6,9 @@ Host time per eager call (tiny tensors, so the CPU thread is the limit): a table
 (circular_pad, its Triton kernel's op, gelu_tanh) against torch.neg, the floor of any eager op from
 Python, and against the same op's TensorRT plugin enqueue from C++ (bench/plugin_bench.cu,
 `autoplugin_bench overhead`), with the targets (issue 23): eager host time <= 1.3x torch.neg's and
-<= 5 us over the enqueue. Then F.pad(mode="circular") and torch.ops.aten.neg (PyTorch's own op
-called the way ours are, through torch.ops) for reference, and device time of our eager
+<= 5 us over the enqueue. Then F.pad(mode="circular"), torch.ops.aten.neg (PyTorch's own op
+called the way ours are, through torch.ops) and constant_pad_nd through PyTorch's binding and
+through torch.ops (an int[] argument) for reference, and device time of our eager
 circular_pad vs F.pad at (8, 64, 256, 256) float32.
 """
 import json
@@ -125,6 +126,13 @@ def main(build):
           f"{host_us(lambda: neg_overload(tiny)):8.2f}")
     print(f"  torch.ops.torchtrt_ex.gelu_tanh.default    "
           f"{host_us(lambda: gelu_overload(single)):8.2f}")
+    # An int[] argument through torch.ops against PyTorch's own binding, the same aten op and
+    # work: what passing a list through torch.ops costs any op (circular_pad takes one).
+    pad_overload = torch.ops.aten.constant_pad_nd.default
+    print(f"  torch.constant_pad_nd(x, [0, 0])           "
+          f"{host_us(lambda: torch.constant_pad_nd(tiny, [0, 0])):8.2f}")
+    print(f"  torch.ops.aten.constant_pad_nd.default     "
+          f"{host_us(lambda: pad_overload(tiny, [0, 0])):8.2f}")
     if plugin:
         print(f"  C++ direct launcher call (gelu_tanh)       {plugin['direct_call_us']:8.2f}")
         print(f"  C++ empty kernel launch                    {plugin['empty_launch_us']:8.2f}")
