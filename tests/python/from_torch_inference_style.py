@@ -8,7 +8,10 @@ last extent is a multiple of a head size from a set (`% head_size == 0`: sampled
 the two halves of `x.chunk(2, dim=-1)` (a view partway into the input) and `join_halves` writes
 two inputs into the halves of its output (a view partway into the output), as GLU / SwiGLU host
 code does. `flip_sign` passes its kernel integer views of a float input and output
-(`x.view(torch.int32)`), as bit-manipulating kernels (quantizers, sign flips) take them."""
+(`x.view(torch.int32)`), as bit-manipulating kernels (quantizers, sign flips) take them.
+`value_rows` takes the value part of a fused QKV projection (`qkv.split([q_size, kv_size,
+kv_size], dim=-1)`, vLLM's idiom), its block the next power of two of an attribute that a
+relation ties to the input's width."""
 import torch
 import triton
 import triton.language as tl
@@ -21,7 +24,8 @@ AUTOPLUGIN_EXAMPLES = ["test::silu_and_mul(out=[4, 64], input=[4, 128])",
                        "test::persistent_scale(x=[5000], scale=2.0)",
                        "test::glu_halves(x=[6, 96])",
                        "test::join_halves(a=[5, 40], b=[5, 40])",
-                       "test::flip_sign(x=[6, 100])"]
+                       "test::flip_sign(x=[6, 100])",
+                       "test::value_rows(qkv=[10, 768], q_size=512, kv_size=128)"]
 
 
 @triton.jit
@@ -200,3 +204,30 @@ def flip_sign(x: torch.Tensor) -> torch.Tensor:
 @flip_sign.register_fake
 def _(x):
     return torch.empty_like(x)
+
+
+@triton.jit
+def scale_rows_kernel(src_ptr, dst_ptr, src_stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    tl.store(dst_ptr + row * n_cols + cols, tl.load(src_ptr + row * src_stride + cols, mask=mask),
+             mask=mask)
+
+
+@torch.library.custom_op("test::value_rows", mutates_args=())
+def value_rows(qkv: torch.Tensor, q_size: int, kv_size: int) -> torch.Tensor:
+    _, _, v = qkv.split([q_size, kv_size, kv_size], dim=-1)
+    out = torch.empty(qkv.shape[0], kv_size, dtype=qkv.dtype, device=qkv.device)
+    scale_rows_kernel[(qkv.shape[0],)](v, out, v.stride(0), kv_size,
+                                       BLOCK=triton.next_power_of_2(kv_size))
+    return out
+
+
+@value_rows.register_fake
+def _(qkv, q_size, kv_size):
+    torch._check(q_size + 2 * kv_size == qkv.shape[-1])
+    torch._check(q_size >= 1)
+    torch._check(kv_size >= 1)
+    torch._check(kv_size <= 1024)
+    return qkv.new_empty(qkv.shape[0], kv_size)

@@ -215,6 +215,11 @@ class FieldHostCodeTest(GeneratedModules):
         self.assertIn("/* bits_ptr */ reinterpret_cast<const std::int32_t*>(x.data()),", cpp)
         self.assertIn("/* out_ptr  */ reinterpret_cast<std::int32_t*>(out.data()),", cpp)
         self.assertIn('SIGNATURE "*i32, *i32, i32, -2147483648, 256"', cmake)
+        # the value part of a fused QKV; its family probed up to the fake's 1024 (the other
+        # sizes follow the attribute: q_size stays >= 1)
+        cpp, _, _ = generated(self.out, "value_rows")
+        self.assertIn("/* src_ptr    */ qkv.data() + (out.size(1) + q_size),", cpp)
+        self.assertIn('ap::require(kv_size <= 1024,\n                "kv_size <= 1024: kernel', cpp)
 
     def test_artefacts_of_a_module_that_reads_the_gpu_when_imported(self):
         # The ahead-of-time compile imports the module again, where torch.cuda has no GPU.

@@ -84,7 +84,7 @@ def _structure_text(op, example):
             parts.append(f"{argument.name} absent")
         elif example[argument.name] is None:
             parts.append(f"{argument.name} = None")
-        elif argument.optional and not argument.structural:
+        elif argument.kind != "Tensor" and argument.optional and not argument.structural:
             parts.append(f"{argument.name} given")
         elif argument.kind == "Tensor":
             parts.append(f"{argument.name} of rank {len(example[argument.name])}")

@@ -898,6 +898,7 @@ class _Prober:
             point[tensor][keep[1]] = value
         else:
             point[atom] = value
+            keep = (atom, None)  # an int attribute: the other sizes follow it
         tie(point, tied_extents(self.traced.requires, self.traced.symbols), keep=keep)
         satisfy(point, self.traced.requires, self.traced.symbols, keep=keep)
         return point

@@ -476,25 +476,25 @@ def satisfy(point, requires, symbols, keep=None):
         # C % num_groups at num_groups = 0, or below 0 (PyTorch's Mod asserts its divisor > 0)
         except (ZeroDivisionError, TypeError, ValueError, AssertionError):
             continue
+        # Solved for each other unknown; the first whose value keeps the bounds on it
+        # (`q_size >= 1` beside `q_size + 2 * kv_size == qkv[1]`: solve for qkv[1]), else the
+        # first at all.
+        choices = []
         for unknown in sorted(free, key=str):
             ref = symbols[unknown]
             if (ref.name, ref.index) == keep:
                 continue
             known = {s: v for s, v in values.items() if s is not unknown}
-            multiple = _multiple_for(relation, unknown, known, ref.value(point))
-            if multiple is not None and (multiple > 0 or ref.kind != "extent"):
-                ref.assign(point, multiple)
-                tie(point, ties, keep=(ref.name, ref.index))
-                break
-            try:
-                solved = [v.xreplace(known) for v in _solved_for(relation, unknown)]
-            except (TypeError, ValueError, ZeroDivisionError):
-                continue
-            solutions = [v for v in solved if v.is_integer and (v > 0 or ref.kind != "extent")]
-            if solutions:
-                ref.assign(point, int(solutions[0]))
-                tie(point, ties, keep=(ref.name, ref.index))
-                break
+            value = _solution(relation, unknown, known, ref, values[unknown])
+            if value is not None:
+                choices.append((ref, value, unknown))
+        bounded = [(ref, value) for ref, value, unknown in choices
+                   if all(holds(bound, {**_values(symbols, point), unknown: value})
+                          for bound in requires if bound is not relation and
+                          not isinstance(bound, sympy.Eq) and unknown in bound.free_symbols)]
+        for ref, value in (bounded or [(ref, value) for ref, value, _ in choices])[:1]:
+            ref.assign(point, value)
+            tie(point, ties, keep=(ref.name, ref.index))
     return point
 
 
@@ -566,6 +566,20 @@ def concrete_output_shapes(op, point):
     """The fake's output shapes at a point, or None when the fake raises."""
     results = fake_outputs(op, point)
     return None if results is None else [tuple(int(d) for d in r.shape) for r in results]
+
+
+def _solution(relation, unknown, known, ref, current):
+    """An integer value of `unknown` (now `current`) that makes `relation` hold with the other
+    symbols `known` (positive for an extent), or None."""
+    multiple = _multiple_for(relation, unknown, known, current)
+    if multiple is not None and (multiple > 0 or ref.kind != "extent"):
+        return multiple
+    try:
+        solved = [v.xreplace(known) for v in _solved_for(relation, unknown)]
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    solutions = [v for v in solved if v.is_integer and (v > 0 or ref.kind != "extent")]
+    return int(solutions[0]) if solutions else None
 
 
 def _values(symbols, point):
