@@ -1,5 +1,6 @@
 """from-torch on host code as users write it (the focused modules beside this file): GPU guards and
 returned views, scratch buffers as the workspace, Tensor?, in-place ops, relations between inputs,
+idioms such as do_not_specialize and constexpr defaults,
 the Python API called twice, and the host code's refusals with what to change. Needs torch and
 triton (no GPU)."""
 import importlib.util
@@ -229,6 +230,36 @@ class FieldHostCodeTest(GeneratedModules):
             self.assertEqual(result.returncode, 0, result.stderr)
             aot = os.listdir(os.path.join(out, "persistent_scale", "aot"))
         self.assertTrue(any(name.endswith(".cubin") for name in aot), aot)
+
+
+class HostIdiomsTest(GeneratedModules):
+    """Idioms of host code that convert as written (from_torch_host_idioms.py)."""
+    MODULES = ("host_idioms",)
+
+    def test_host_code_idioms(self):
+        self.module("host_idioms")
+        # do_not_specialize, torch.empty_strided, device_types="cuda"
+        cpp, cmake, _ = generated(self.out, "no_specialize")
+        self.assertIn('SIGNATURE "*fp32, *fp32, i32, fp32, 512"', cmake)
+        self.assertIn("make_grid(ap::triton::cdiv(x.numel(), 512))", cpp)
+        # constexpr defaults the launch leaves out
+        _, cmake, _ = generated(self.out, "default_block")
+        self.assertIn('SIGNATURE "*fp32, *fp32, i32, 256, 3"', cmake)
+        # torch.cuda.get_device_capability() answers as --arch (sm_90)
+        cpp, cmake, _ = generated(self.out, "by_capability")
+        self.assertIn('SIGNATURE "*fp32, *fp32, i32, fp32, 1024"', cmake)
+        self.assertIn("make_grid(ap::triton::cdiv(x.size(0), 1024))", cpp)
+        # new_empty: a scratch buffer; new_zeros: the output, cleared
+        cpp, _, _ = generated(self.out, "two_buffers")
+        self.assertIn("/* out_ptr */ reinterpret_cast<float*>(scratch + scratch0_offset),", cpp)
+        self.assertIn("check_cuda(cudaMemsetAsync(out.data(), 0,", cpp)
+        # Sequence[int] as an int[] permutation (part of the structure)
+        cpp, _, _ = generated(self.out, "permuted")
+        self.assertIn("dims.size() == 3 && dims[0] == 0 && dims[1] == 2 && dims[2] == 1", cpp)
+        # keywords, math.prod of the leading sizes, 1 / k, a functools.wraps decorator
+        cpp, _, _ = generated(self.out, "by_keywords")
+        self.assertIn("make_grid(x.size(0) * x.size(1))", cpp)
+        self.assertIn("static_cast<float>(1.0 / static_cast<double>(k))", cpp)
 
 
 class PythonApiTest(unittest.TestCase):
