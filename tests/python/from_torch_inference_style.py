@@ -158,22 +158,22 @@ def _(x):
 
 
 @triton.jit
-def copy_rows_kernel(src_ptr, dst_ptr, n_cols, dst_stride, BLOCK: tl.constexpr):
+def copy_rows_kernel(src_ptr, dst_ptr, n_cols, src_stride, dst_stride, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     mask = cols < n_cols
-    tl.store(dst_ptr + row * dst_stride + cols, tl.load(src_ptr + row * n_cols + cols, mask=mask),
-             mask=mask)
+    tl.store(dst_ptr + row * dst_stride + cols,
+             tl.load(src_ptr + row * src_stride + cols, mask=mask), mask=mask)
 
 
 @torch.library.custom_op("test::join_halves", mutates_args=())
 def join_halves(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     out = torch.empty(a.shape[0], 2 * a.shape[1], dtype=a.dtype, device=a.device)
     block = triton.next_power_of_2(a.shape[1])
-    copy_rows_kernel[(a.shape[0],)](a, out[:, :a.shape[1]], a.shape[1], out.stride(0),
-                                    BLOCK=block)
-    copy_rows_kernel[(a.shape[0],)](b, out[:, a.shape[1]:], a.shape[1], out.stride(0),
-                                    BLOCK=block)
+    copy_rows_kernel[(a.shape[0],)](a, out[:, :a.shape[1]], a.shape[1], a.stride(0),
+                                    out.stride(0), BLOCK=block)
+    copy_rows_kernel[(a.shape[0],)](b, out[:, a.shape[1]:], a.shape[1], b.stride(0),
+                                    out.stride(0), BLOCK=block)
     return out
 
 
@@ -206,21 +206,12 @@ def _(x):
     return torch.empty_like(x)
 
 
-@triton.jit
-def scale_rows_kernel(src_ptr, dst_ptr, src_stride, n_cols, BLOCK: tl.constexpr):
-    row = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
-    mask = cols < n_cols
-    tl.store(dst_ptr + row * n_cols + cols, tl.load(src_ptr + row * src_stride + cols, mask=mask),
-             mask=mask)
-
-
 @torch.library.custom_op("test::value_rows", mutates_args=())
 def value_rows(qkv: torch.Tensor, q_size: int, kv_size: int) -> torch.Tensor:
     _, _, v = qkv.split([q_size, kv_size, kv_size], dim=-1)
     out = torch.empty(qkv.shape[0], kv_size, dtype=qkv.dtype, device=qkv.device)
-    scale_rows_kernel[(qkv.shape[0],)](v, out, v.stride(0), kv_size,
-                                       BLOCK=triton.next_power_of_2(kv_size))
+    copy_rows_kernel[(qkv.shape[0],)](v, out, kv_size, v.stride(0), out.stride(0),
+                                      BLOCK=triton.next_power_of_2(kv_size))
     return out
 
 

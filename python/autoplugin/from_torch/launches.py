@@ -1542,26 +1542,21 @@ def _recover_pointer(op, name, context, position, recorded, runs, dtype_runs, sc
                                   "passes each kernel parameter the same tensor")
         # The tensor's own dtype (an output's is the fake's), and the kernel's: a view in another
         # dtype (`out.view(torch.int32)`) is the same address, read as that dtype.
-        whole = (dtype_runs[dtype].inputs[which] if kind == "input" else
-                 dtype_runs[dtype].outputs[which] if kind == "output" else tensor)
+        whole = _whole(dtype_runs[dtype], role, what, tensor)
         own = plugin_dtypes[dtype][which] if kind == "output" else whole.dtype
         element = tensor.dtype if tensor.dtype != whole.dtype else own
         pointer_types[dtype] = _pointer_type(op, context, kind, element)
         tensor_types[dtype] = _pointer_type(op, context, kind, own)
+        if _view_offset(op, context, tensor, role, what, dtype_runs[dtype]) != offsets[0]:
+            raise GenerationError(f"op '{op.qualname}': {context} is a view whose start changes "
+                                  f"with the dtype ({dtype} inputs); a plugin passes each "
+                                  "dtype's kernel the same view")
     cpp = {"input": which, "output": fitting.output_name(op, which) if kind == "output" else "",
            "workspace": str(which)}[kind]
     offset = ""
     if any(offsets):
         # A view partway into the tensor (`a, b = x.chunk(2, dim=-1)`): its start is an
         # expression of the sizes, as its strides are.
-        for dtype, run in dtype_runs.items():
-            record = run.records[position]
-            tensor = record.arguments[name]
-            if _view_offset(op, context, tensor, *_tensor_role(op, tensor, run), run) != \
-                    offsets[0]:
-                raise GenerationError(f"op '{op.qualname}': {context} is a view whose start "
-                                      f"changes with the dtype ({dtype} inputs); a plugin "
-                                      "passes each dtype's kernel the same view")
         offset = _fit(op, offsets, fit_envs, check_envs,
                       f"the start of {context} (a view, in elements from its tensor's start)",
                       "i64", [])
@@ -1581,6 +1576,13 @@ def _pointer_type(op, context, kind, element):
     return "*" + TRITON_POINTER_TYPES[element]
 
 
+def _whole(run, role, which, value):
+    """The op's input or output a kernel argument `value` is (or views); a scratch buffer's
+    view is itself."""
+    return (run.inputs[which] if role == "input" else run.outputs[which] if role == "output"
+            else value)
+
+
 def _view_offset(op, context, value, role, which, run):
     """Elements from the start of the op's tensor (or scratch buffer) `value` views to where
     the view starts."""
@@ -1591,7 +1593,7 @@ def _view_offset(op, context, value, role, which, run):
                                   f"{_show_point(op, run.point)}); a plugin passes whole scratch "
                                   "buffers: pass the buffer and the offset")
         return 0
-    whole = run.inputs[which] if role == "input" else run.outputs[which]
+    whole = _whole(run, role, which, value)
     if value.dtype != whole.dtype:
         if value.storage_offset() * value.element_size() != \
                 whole.storage_offset() * whole.element_size():
