@@ -1,8 +1,9 @@
 """Host-code idioms of Python custom ops that from-torch converts as written: a kernel with
 `do_not_specialize`, constexpr defaults the launch leaves out, the device's capability read in
 the host code, `torch.empty_strided`, `new_empty`/`new_zeros` buffers, a `Sequence[int]`
-permutation, `device_types="cuda"`, a launch by keywords with `math.prod`, and a body wrapped by
-a `functools.wraps` decorator (Liger's `ensure_contiguous`)."""
+permutation, `device_types="cuda"`, a launch by keywords with `math.prod`, a body wrapped by
+a `functools.wraps` decorator (Liger's `ensure_contiguous`), and a block whose cap changes with
+the size (Liger's DyT: 1024 below 4096 columns, 2048 from there)."""
 import functools
 import math
 from typing import Sequence
@@ -16,7 +17,8 @@ AUTOPLUGIN_EXAMPLES = ["test::no_specialize(x=[300, 70], scale=0.5)",
                        "test::by_capability(x=[1000])",
                        "test::two_buffers(x=[64, 48])",
                        "test::permuted(x=[4, 6, 8], dims=[0, 2, 1])",
-                       "test::by_keywords(x=[4, 33, 70], k=3)"]
+                       "test::by_keywords(x=[4, 33, 70], k=3)",
+                       "test::two_caps(x=[64, 1000])"]
 
 
 @triton.jit(do_not_specialize=["n"])
@@ -142,4 +144,32 @@ def by_keywords(x: torch.Tensor, k: int) -> torch.Tensor:
 def _(x, k):
     torch._check(x.shape[-1] <= 4096)
     torch._check(k != 0)
+    return torch.empty_like(x)
+
+
+@triton.jit
+def row_tanh_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        x = tl.load(x_ptr + row * n_cols + cols, mask=mask)
+        tl.store(out_ptr + row * n_cols + cols, x * 0.5, mask=mask)
+
+
+@torch.library.custom_op("test::two_caps", mutates_args=())
+def two_caps(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    n = x.shape[-1]
+    if n >= 4096:
+        block = min(triton.next_power_of_2(n), 2048)
+    else:
+        block = min(triton.next_power_of_2(n), 1024)
+    row_tanh_kernel[(x.shape[0],)](x, out, n, BLOCK=block, num_warps=8 if block >= 2048 else 4)
+    return out
+
+
+@two_caps.register_fake
+def _(x):
+    torch._check(x.dim() == 2)
     return torch.empty_like(x)

@@ -260,6 +260,15 @@ class HostIdiomsTest(GeneratedModules):
         cpp, _, _ = generated(self.out, "by_keywords")
         self.assertIn("make_grid(x.size(0) * x.size(1))", cpp)
         self.assertIn("static_cast<float>(1.0 / static_cast<double>(k))", cpp)
+        # a cap that changes with the size: a chain of comparisons, each variant's warps
+        cpp, cmake, cases = generated(self.out, "two_caps")
+        self.assertIn("select((x.size(1) <= 512 ? ap::triton::next_power_of_2(x.size(1)) : "
+                      "x.size(1) <= 4095 ? std::int64_t{1024} : std::int64_t{2048}))", cpp)
+        self.assertIn('"BLOCK=1024, num_warps=4, num_stages=3"', cmake)
+        self.assertIn('"BLOCK=2048, num_warps=8, num_stages=3"', cmake)
+        self.assertNotIn("x[1] <=", cpp)  # no size limit: the largest variant serves the rest
+        self.assertIn([64, 4096], [i.get("shape") for case in cases["cases"]
+                                   for i in case["inputs"]])  # the largest variant's case
 
 
 class PythonApiTest(unittest.TestCase):

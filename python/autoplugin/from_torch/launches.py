@@ -1348,7 +1348,7 @@ def _grid_capped_per_variant(recorded, values, envs, family, probe, axis, consta
     size): C++ picking each variant's count, read where the samples show it and else by
     running the host code at that variant with many rows; `refusal` where it is not that."""
     powers = next((v for v in (family.varying if family else []) if v.bounded), None)
-    if powers is None:
+    if powers is None or powers.steps:  # (a step function: its variants are not its powers)
         raise refusal
     variants = [_plain(r.arguments[powers.name]) for r in recorded]
     kept = [(env, value, variant) for env, value, variant in zip(envs, values, variants)
