@@ -2,8 +2,14 @@
 `do_not_specialize`, constexpr defaults the launch leaves out, the device's capability read in
 the host code, `torch.empty_strided`, `new_empty`/`new_zeros` buffers, a `Sequence[int]`
 permutation, `device_types="cuda"`, a launch by keywords with `math.prod`, a body wrapped by
-a `functools.wraps` decorator (Liger's `ensure_contiguous`), and a block whose cap changes with
-the size (Liger's DyT: 1024 below 4096 columns, 2048 from there)."""
+a `functools.wraps` decorator (Liger's `ensure_contiguous`), a block whose cap changes with
+the size (Liger's DyT: 1024 below 4096 columns, 2048 from there), a constexpr that follows a
+power of two listed after it (Mamba's BLOCK_SIZE_M), and FlagGems' ways: a kernel kept by the
+host code and launched again with the arguments but the constexprs (its LibEntry cache), a
+block that drops at a size (`next_power_of_2(n)` up to 32768, 4096 above) and a bool
+constexpr `TILE_N >= N`; float8 bytes held as int8, written through a float8 view (SGLang's
+quantization for runtimes without float8 tensors); and a heuristic `K % BLOCK_K == 0` beside
+another constant block that the samples cannot tell from it (Triton's matmul's EVEN_K)."""
 import functools
 import math
 from typing import Sequence
@@ -18,7 +24,11 @@ AUTOPLUGIN_EXAMPLES = ["test::no_specialize(x=[300, 70], scale=0.5)",
                        "test::two_buffers(x=[64, 48])",
                        "test::permuted(x=[4, 6, 8], dims=[0, 2, 1])",
                        "test::by_keywords(x=[4, 33, 70], k=3)",
-                       "test::two_caps(x=[64, 1000])"]
+                       "test::two_caps(x=[64, 1000])",
+                       "test::rows_first(x=[64, 300])",
+                       "test::cached_tiles(x=[16, 1000])",
+                       "test::fp8_bytes(x=[8, 256])",
+                       "test::even_k(a=[64, 384])"]
 
 
 @triton.jit(do_not_specialize=["n"])
@@ -173,3 +183,121 @@ def two_caps(x: torch.Tensor) -> torch.Tensor:
 def _(x):
     torch._check(x.dim() == 2)
     return torch.empty_like(x)
+
+
+@triton.jit
+def rows_kernel(x_ptr, out_ptr, n_rows, n_cols, ROWS: tl.constexpr, BLOCK: tl.constexpr):
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    cols = tl.arange(0, BLOCK)
+    mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+    offsets = rows[:, None] * n_cols + cols[None, :]
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * 2, mask=mask)
+
+
+@torch.library.custom_op("test::rows_first", mutates_args=())
+def rows_first(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    block = triton.next_power_of_2(x.shape[1])
+    rows = 4 if block <= 1024 else 1
+    rows_kernel[(triton.cdiv(x.shape[0], rows),)](x, out, x.shape[0], x.shape[1], ROWS=rows,
+                                                  BLOCK=block)
+    return out
+
+
+@rows_first.register_fake
+def _(x):
+    torch._check(x.dim() == 2)
+    torch._check(x.shape[1] <= 4096)
+    return torch.empty_like(x)
+
+
+@triton.heuristics({"ONE_TILE": lambda args: args["TILE"] >= args["n_cols"]})
+@triton.jit
+def tiles_kernel(x_ptr, out_ptr, n_cols, TILE: tl.constexpr, ONE_TILE: tl.constexpr):
+    row = tl.program_id(0)
+    if ONE_TILE:
+        cols = tl.arange(0, TILE)
+        mask = cols < n_cols
+        x = tl.load(x_ptr + row * n_cols + cols, mask=mask)
+        tl.store(out_ptr + row * n_cols + cols, x * 2, mask=mask)
+    else:
+        for start in range(0, n_cols, TILE):
+            cols = start + tl.arange(0, TILE)
+            mask = cols < n_cols
+            x = tl.load(x_ptr + row * n_cols + cols, mask=mask)
+            tl.store(out_ptr + row * n_cols + cols, x * 2, mask=mask)
+
+
+_KEPT = {}  # FlagGems' LibEntry: the compiled kernel per key, launched again without constexprs
+
+
+@torch.library.custom_op("test::cached_tiles", mutates_args=())
+def cached_tiles(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    n = x.shape[1]
+    key = (n, x.dtype)
+    if key in _KEPT:
+        _KEPT[key][(x.shape[0], 1, 1)](x, out, n)
+    else:
+        tile = triton.next_power_of_2(n) if n <= 32768 else 4096
+        _KEPT[key] = tiles_kernel[(x.shape[0],)](x, out, n, TILE=tile)
+    return out
+
+
+@cached_tiles.register_fake
+def _(x):
+    torch._check(x.dim() == 2)
+    return torch.empty_like(x)
+
+
+@triton.jit
+def to_fp8_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask).to(tl.float32)
+    x = tl.clamp(x, -448.0, 448.0)
+    tl.store(y_ptr + offsets, x.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+@torch.library.custom_op("test::fp8_bytes", mutates_args=())
+def fp8_bytes(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty(x.shape, dtype=torch.int8, device=x.device)
+    to_fp8_kernel[(triton.cdiv(x.numel(), 1024),)](x, out.view(torch.float8_e4m3fn), x.numel(),
+                                                   BLOCK=1024)
+    return out
+
+
+@fp8_bytes.register_fake
+def _(x):
+    return torch.empty(x.shape, dtype=torch.int8, device=x.device)
+
+
+@triton.heuristics({"EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0})
+@triton.jit
+def row_sums_kernel(a_ptr, out_ptr, M, K, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr,
+                    EVEN_K: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    total = tl.zeros((BLOCK_M,), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        cols = k * BLOCK_K + tl.arange(0, BLOCK_K)
+        if EVEN_K:
+            x = tl.load(a_ptr + rows[:, None] * K + cols[None, :], mask=rows[:, None] < M)
+        else:
+            x = tl.load(a_ptr + rows[:, None] * K + cols[None, :],
+                        mask=(rows[:, None] < M) & (cols[None, :] < K), other=0.0)
+        total += tl.sum(x.to(tl.float32), axis=1)
+    tl.store(out_ptr + rows, total.to(out_ptr.dtype.element_ty), mask=rows < M)
+
+
+@torch.library.custom_op("test::even_k", mutates_args=())
+def even_k(a: torch.Tensor) -> torch.Tensor:
+    out = torch.empty(a.shape[0], dtype=a.dtype, device=a.device)
+    row_sums_kernel[(triton.cdiv(a.shape[0], 32),)](a, out, a.shape[0], a.shape[1], BLOCK_M=32,
+                                                    BLOCK_K=128)
+    return out
+
+
+@even_k.register_fake
+def _(a):
+    torch._check(a.dim() == 2)
+    return a.new_empty(a.shape[0])

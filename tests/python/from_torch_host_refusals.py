@@ -14,7 +14,7 @@ import triton.language as tl
 AUTOPLUGIN_EXAMPLES = ["test::aligned_copy(x=[8, 64])", "test::upcast_copy(x=[8, 64])",
                        "test::row_sums_total(x=[8, 64])", "test::shifted_copy(x=[8, 64])",
                        "test::scaled_copy(x=[8, 64])", "test::transposed_copy(x=[8, 64])",
-                       "test::head_set_copy(x=[8, 64])"]
+                       "test::head_set_copy(x=[8, 64])", "test::unless_one(x=[8, 64], g=[])"]
 
 
 @triton.jit
@@ -108,4 +108,19 @@ def head_set_copy(x: torch.Tensor) -> torch.Tensor:
 @head_set_copy.register_fake
 def _(x):
     torch._check(x.shape[-1] in range(8, 257, 8))
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::unless_one", mutates_args=())
+def unless_one(x: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+    y = torch.empty_like(x)
+    if torch.equal(g, torch.tensor(1.0, device=g.device)):  # Liger's shortcut
+        y.copy_(x)
+        return y
+    copy_kernel[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), BLOCK=256)
+    return y
+
+
+@unless_one.register_fake
+def _(x, g):
     return torch.empty_like(x)

@@ -7,13 +7,18 @@ that are not all powers of two (`in (32, 48, 64, 80, 96, 128)`), the kernel the 
 next power of two (`tl.arange(0, HEAD_PADDED)`, masked to `HEAD`), as vLLM's attention kernels
 do. `group_absmax` takes an int attribute from a set (`group_size in (32, 64, 128)`), as
 quantization kernels do, one program per group of `GROUP` elements, and rows of whole groups
-(`x.shape[-1] % group_size == 0`, which the trace writes with the example's group size)."""
+(`x.shape[-1] % group_size == 0`, which the trace writes with the example's group size).
+`paired_heads` checks its head size's set before the equalities of the others to it (SGLang's
+decode attention: `q.shape[-1] in (...)`, then `q.shape[-1] == k.shape[-1]`, `v.shape[-1] ==
+k.shape[-1]`, which the trace writes with the example's size), and the kernel takes the value
+head size as a power of two of its own."""
 import torch
 import triton
 import triton.language as tl
 
 AUTOPLUGIN_EXAMPLES = ["test::head_rms(x=[6, 40, 64])", "test::head_rms_padded(x=[6, 40, 80])",
-                       "test::group_absmax(x=[4, 256], group_size=64)"]
+                       "test::group_absmax(x=[4, 256], group_size=64)",
+                       "test::paired_heads(q=[4, 8, 128], k=[64, 128], v=[64, 128])"]
 
 
 @triton.jit
@@ -100,3 +105,29 @@ def _(x, group_size):
     torch._check(group_size in (32, 64, 128))
     torch._check(x.shape[-1] % group_size == 0)
     return torch.empty_like(x)
+
+
+@triton.jit
+def paired_heads_kernel(q_ptr, k_ptr, v_ptr, out_ptr, D: tl.constexpr, DV: tl.constexpr):
+    row = tl.program_id(0)
+    d = tl.arange(0, D)
+    q = tl.load(q_ptr + row * D + d)
+    k = tl.load(k_ptr + d)
+    v = tl.load(v_ptr + tl.arange(0, DV))
+    tl.store(out_ptr + row * D + d, q * k + v)
+
+
+@torch.library.custom_op("test::paired_heads", mutates_args=())
+def paired_heads(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(q)
+    paired_heads_kernel[(q.shape[0] * q.shape[1],)](q, k, v, out, D=q.shape[-1],
+                                                    DV=triton.next_power_of_2(v.shape[-1]))
+    return out
+
+
+@paired_heads.register_fake
+def _(q, k, v):
+    torch._check(q.shape[-1] in (64, 128, 256))
+    torch._check(q.shape[-1] == k.shape[-1])
+    torch._check(v.shape[-1] == k.shape[-1])
+    return torch.empty_like(q)

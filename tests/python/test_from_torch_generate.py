@@ -262,6 +262,17 @@ class VariantsTest(unittest.TestCase):
             [f"fp32_{k}_3" for k in ("static", "dynamic", "x2_32", "x2_48", "x2_64", "x2_96",
                                      "x2_128")]))
 
+    def test_equalities_after_a_set_name_its_extent(self):
+        cpp, cmake = self.generate("from_torch_set_of_sizes.py", "--op", "test::paired_heads")
+        # traced as `128 == k[1]` after the set's check: the set's extent, at every size
+        self.assertNotIn("128 ==", cpp)
+        self.assertIn("ap::require(q[2] == k[1],", cpp)
+        self.assertIn("(q[2] == 128) || (q[2] == 256) || (q[2] == 64)", cpp)
+        # the value head size's power of two follows the set's variant
+        self.assertIn('    "D=64, DV=64, num_warps=4, num_stages=3"\n'
+                      '    "D=128, DV=128, num_warps=4, num_stages=3"\n'
+                      '    "D=256, DV=256, num_warps=4, num_stages=3"\n', cmake)
+
     def test_a_set_of_values_of_an_int_attribute(self):
         cpp, cmake = self.generate("from_torch_set_of_sizes.py", "--op", "test::group_absmax")
         self.assertIn('  VARIANTS\n    "GROUP=32, num_warps=4, num_stages=3"\n'

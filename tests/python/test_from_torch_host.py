@@ -269,6 +269,29 @@ class HostIdiomsTest(GeneratedModules):
         self.assertNotIn("x[1] <=", cpp)  # no size limit: the largest variant serves the rest
         self.assertIn([64, 4096], [i.get("shape") for case in cases["cases"]
                                    for i in case["inputs"]])  # the largest variant's case
+        # a constexpr before the power of two it follows: a value per variant, in the grid too
+        cpp, cmake, _ = generated(self.out, "rows_first")
+        rows = ("[&]() -> std::int64_t { switch (ap::triton::next_power_of_2(x.size(1))) { "
+                "case 1: return 4;")
+        # (select() takes the values in the signature's order)
+        self.assertIn("select(" + rows, cpp)
+        self.assertIn("default: return 1; } }(), ap::triton::next_power_of_2(x.size(1))),", cpp)
+        self.assertIn("make_grid(ap::triton::cdiv(x.size(0), " + rows, cpp)
+        self.assertIn("case 2048: return 1;", cpp)
+        self.assertIn('"ROWS=1, BLOCK=2048, num_warps=4, num_stages=3"', cmake)
+        # a kept kernel launched again; a block that drops past a size; TILE >= n
+        cpp, cmake, _ = generated(self.out, "cached_tiles")
+        tile = ("(x.size(1) <= 32768 ? ap::triton::next_power_of_2(x.size(1)) : "
+                "std::int64_t{4096})")
+        self.assertIn(f"select({tile}, x.size(1) <= {tile})", cpp)
+        self.assertIn('"TILE=32768, ONE_TILE=True|False, num_warps=4, num_stages=3"', cmake)
+        # a uint8 output the kernel writes through a float8 view
+        cpp, cmake, _ = generated(self.out, "fp8_bytes")
+        self.assertIn('SIGNATURE "*fp32, *fp8e4nv, i32, 1024"', cmake)
+        self.assertIn("/* y_ptr */ out.data(),", cpp)
+        # EVEN_K against BLOCK_K, not BLOCK_M (they agree at sizes a multiple of neither)
+        cpp, _, _ = generated(self.out, "even_k")
+        self.assertIn("select(a.size(1) % 128 == 0)", cpp)
 
 
 class PythonApiTest(unittest.TestCase):
@@ -421,6 +444,13 @@ class HostRefusalTest(unittest.TestCase):
             self.assertIn("the kernel write the output in its own layout"
                           if op == "test::transposed_copy" else
                           "a plugin runs the kernels only", stderr)
+
+    def test_a_tensor_made_from_python_data_on_the_gpu_is_of_unknown_contents(self):
+        # (not a constant: its operations would need a GPU at generation time)
+        stderr = self.refused("test::unless_one")
+        self.assertIn("its host code reads the tensor contents at from_torch_host_refusals.py:",
+                      stderr)
+        self.assertNotIn("NVIDIA driver", stderr)
 
     def test_a_set_of_too_many_sizes_names_the_extent_the_check_and_the_count(self):
         stderr = self.refused("test::head_set_copy")

@@ -21,7 +21,8 @@ from .sympy_to_dim import DimTranslator
 
 CPP_ELEMENT = {"*fp32": "float", "*fp16": "__half", "*bf16": "__nv_bfloat16", "*fp64": "double",
                "*i8": "std::int8_t", "*i16": "std::int16_t", "*i32": "std::int32_t",
-               "*i64": "std::int64_t", "*u8": "std::uint8_t"}
+               "*i64": "std::int64_t", "*u8": "std::uint8_t",
+               "*fp8e4nv": "std::int8_t", "*fp8e5": "std::int8_t"}  # (float8: its bytes, as int8)
 # Each scratch buffer starts at a multiple of this many bytes of the workspace.
 SCRATCH_ALIGNMENT = 256
 DTYPE_ELEMENT = {"float32": "float", "float16": "__half", "bfloat16": "__nv_bfloat16"}
@@ -317,7 +318,7 @@ def _element_types(op, structures, dtype):
 def _argument_text(argument, dtype):
     if argument.kind in ("input", "output"):
         address = f"{argument.cpp}.data()"
-        if argument.pointer_types[dtype] != argument.tensor_types[dtype]:
+        if CPP_ELEMENT[argument.pointer_types[dtype]] != CPP_ELEMENT[argument.tensor_types[dtype]]:
             # a view in another dtype (`x.view(torch.int32)`): the same address, read so
             constant = "const " if argument.kind == "input" else ""
             address = (f"reinterpret_cast<{constant}{CPP_ELEMENT[argument.pointer_types[dtype]]}*>"

@@ -53,6 +53,7 @@ class VaryingConstexpr:
     # its value or None where it is the size's next power of two), in order; the last step
     # reaches every larger size
     steps: list = None
+    of_set: bool = False  # a variant per size of a set the fake allows: one size each
 
 
 @dataclass
@@ -99,7 +100,7 @@ def _bool_candidates(atoms, others):
     """(C++, function of (atoms, the others' values)) of the bool conditions a heuristic
     typically computes: a bool attribute or its negation, a size divisible by, or equal to, a
     power of two or another integer constexpr of the launch (`others`: their C++), the launch's
-    power of two first."""
+    power of two first, or at most another (FlagGems' `ONE_TILE_PER_CTA = TILE_N >= N`)."""
     for atom in atoms:
         if isinstance(atoms[atom], bool):
             yield atom, lambda a, o, n=atom: a[n]
@@ -118,6 +119,33 @@ def _bool_candidates(atoms, others):
                    lambda a, o, n=atom, d=divisor: d(o) != 0 and a[n] % d(o) == 0)
         for k, cpp in enumerate(others):
             yield f"{atom} == {cpp}", lambda a, o, n=atom, k=k: a[n] == o[k]
+            yield f"{atom} <= {cpp}", lambda a, o, n=atom, k=k: a[n] <= o[k]
+            yield f"{atom} > {cpp}", lambda a, o, n=atom, k=k: a[n] > o[k]
+
+
+def _telling_apart(candidates, cpps, values, name, others, probe):
+    """(atoms, the others' values, the bool's value) of the host code run with each candidate's
+    size at the value it is compared with (`K % 128 == 0` -> K = 128), where the host code
+    takes it."""
+    probes, tried = [], set()
+    for cpp, _ in candidates:
+        found = re.match(r"(\S+) (?:%|==|<=|>) (\S+)", cpp)
+        if not found:
+            continue
+        atom, right = found.groups()
+        value = int(right) if right.isdigit() else (
+            values[cpps.index(right)] if right in cpps else None)
+        if not isinstance(value, int) or value < 1 or (atom, value) in tried:
+            continue
+        tried.add((atom, value))
+        try:
+            record, atoms = probe(atom, value)
+        except (GenerationError, KeyError):  # (refused there; an output's extent, not set)
+            continue
+        from .launches import _plain
+        probes.append((atoms, [_plain(record.arguments[n]) for _, n in others],
+                       _plain(record.arguments[name])))
+    return probes
 
 
 def _holds(function, atoms, others):
@@ -167,8 +195,11 @@ def _per_variant(name, recorded, driving, envs):
     if driving is None or driving.reach is None:
         return None
     values = [_plain(record.arguments[name]) for record in recorded]
-    if any(all(env.atoms.get(atom) == value for env, value in zip(envs, values))
-           for atom in envs[0].atoms):
+    # (a variant of a set is one size, so a size there follows it: SGLang's BLOCK_DV beside
+    # BLOCK_DMODEL, with `v.shape[-1] == k.shape[-1]`)
+    if not driving.of_set and any(all(env.atoms.get(atom) == value
+                                      for env, value in zip(envs, values))
+                                  for atom in envs[0].atoms):
         return None
     seen = {}  # the samples first: one value per variant, or it follows something else too
     for record in recorded:
@@ -186,12 +217,28 @@ def _per_variant(name, recorded, driving, envs):
         if not isinstance(got, int) or isinstance(got, bool):
             return None
         table[value] = str(got)
-    if any(table.get(variant) != value for variant, value in seen.items()):
+    # (samples past the family's largest variant are sizes the plugin refuses)
+    if any(table.get(variant, value) != value for variant, value in seen.items()):
         return None
     cases = " ".join(f"case {value}: return {table[value]};" for value in driving.values)
     cpp = (f"[&]() -> std::int64_t {{ switch ({driving.cpp}) {{ {cases} default: return "
            f"{table[driving.values[-1]]}; }} }}()")
     return VaryingConstexpr(name, cpp, sorted(set(table.values()), key=int), per_variant=table)
+
+
+def is_power_of_a_size(name, recorded, envs):
+    """Whether constexpr `name` is, at every sample, the next power of two of one input extent
+    or int attribute (floored and capped at the samples' least and largest values): a
+    launch's power of two, which the others may follow."""
+    from .launches import _plain
+    plain = [_plain(r.arguments[name]) for r in recorded]
+    if not all(_is_power(v) for v in plain):
+        return False
+    floor, top = min(plain), max(plain)
+    return any(all(isinstance(env.atoms[atom], int) and not isinstance(env.atoms[atom], bool)
+                   and min(max(next_power_of_2(env.atoms[atom]), floor), top) == v
+                   for env, v in zip(envs, plain))
+               for atom in envs[0].atoms)
 
 
 def recover(op, name, recorded, envs, context, probe, max_block, others=(), driving=None):
@@ -218,11 +265,18 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
                 record, atoms = reached
                 probes.append((atoms, [_plain(record.arguments[n]) for _, n in others],
                                _plain(record.arguments[name])))
-        for cpp, function in _bool_candidates(envs[0].atoms, cpps):
-            if all(_holds(function, env.atoms, o) == v
-                   for env, o, v in zip(envs, per_point, plain)) and \
-                    all(_holds(function, atoms, o) == v for atoms, o, v in probes):
-                return VaryingConstexpr(name, cpp, ["True", "False"]), None
+        fitting = [(cpp, function) for cpp, function in _bool_candidates(envs[0].atoms, cpps)
+                   if all(_holds(function, env.atoms, o) == v
+                          for env, o, v in zip(envs, per_point, plain)) and
+                   all(_holds(function, atoms, o) == v for atoms, o, v in probes)]
+        if len(fitting) > 1:
+            # (`K % BLOCK_K == 0` and `K % BLOCK_M == 0` agree at sizes that are multiples of
+            # neither: the host code run at each divisor tells them apart)
+            probes = _telling_apart(fitting, cpps, per_point[0], name, others, probe)
+            fitting = [(cpp, function) for cpp, function in fitting
+                       if all(_holds(function, atoms, o) == v for atoms, o, v in probes)]
+        if fitting:
+            return VaryingConstexpr(name, fitting[0][0], ["True", "False"]), None
         raise GenerationError(f"op '{op.qualname}': {context}: a bool constexpr that changes with "
                               f"the shapes or attributes ({sorted(set(plain))}) and is neither a "
                               "bool attribute nor a size divisible by, or equal to, a power of "
@@ -247,10 +301,18 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
                 cpp = f"ap::triton::next_power_of_2({atom})"
                 if floored:
                     cpp = f"std::max<std::int64_t>({cpp}, {floor})"
-                return _powers_of_two(op, name, cpp, bounded, floor if floored else 1,
-                                      lambda env, a=atom: env.atoms[a],
-                                      lambda value, exact=True, a=atom: probe(a, value),
-                                      max_block, context)
+                try:
+                    return _powers_of_two(op, name, cpp, bounded, floor if floored else 1,
+                                          lambda env, a=atom: env.atoms[a],
+                                          lambda value, exact=True, a=atom: probe(a, value),
+                                          max_block, context)
+                except GenerationError as refusal:
+                    # (probed, a step function: the samples did not reach its other steps)
+                    stepped = _steps_of_a_size(op, name, plain, envs, probe, max_block,
+                                               context)
+                    if stepped:
+                        return stepped
+                    raise refusal
         derived = _power_of_derived_size(op, name, plain, floor, top, envs, probe, max_block,
                                          context)
         if derived:
@@ -318,7 +380,8 @@ def _size_of_a_set(op, name, plain, envs, probe):
         varying = VaryingConstexpr(name, atom, [str(v) for v in allowed[1]],
                                    _shape_function_text(atom, op), max(allowed[1]), reason,
                                    False, lambda env, a=atom: env.atoms[a],
-                                   lambda value, exact=True, a=atom: probe(a, value))
+                                   lambda value, exact=True, a=atom: probe(a, value),
+                                   of_set=True)
         return varying, options
     return None
 
@@ -362,21 +425,20 @@ STEP_PROBE_LIMIT = 1 << 22
 
 
 def _steps_of_a_size(op, name, plain, envs, probe, max_block, context):
-    """The family of a power of two that is a non-decreasing step function of one input extent
-    or int attribute: a cap that changes with the size (`min(next_power_of_2(n), 1024 if n <
-    4096 else 2048)`), found by running the host code at each power of two of the size and one
-    past it, and by bisection between two that differ. The launcher computes it as a chain of
-    comparisons; None where no size's samples fit such a function."""
+    """The family of a power of two that is a step function of one input extent or int
+    attribute: a cap that changes with the size (`min(next_power_of_2(n), 1024 if n < 4096 else
+    2048)`; FlagGems' softmax: `next_power_of_2(n)` up to 32768, 4096 above), found by running
+    the host code at each power of two of the size and one past it, and by bisection between two
+    that differ. The launcher computes it as a chain of comparisons; None where no size's
+    samples fit such a function."""
     from .launches import _plain
     for atom in envs[0].atoms:
         sizes = [env.atoms[atom] for env in envs]
         if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in sizes):
             continue
         bounded = _shape_function_text(atom, op)
-        ordered = sorted(zip(sizes, plain))
-        if not bounded or len(set(sizes)) < 2 or any(
-                later < earlier or (later != earlier and n == m)
-                for (m, earlier), (n, later) in zip(ordered, ordered[1:])):
+        if not bounded or len(set(sizes)) < 2 or \
+                len(set(zip(sizes, plain))) != len(set(sizes)):  # not a function of it
             continue
         probed = {}  # size -> the constexpr's value, or the refusal there
 
@@ -425,9 +487,9 @@ def _is_power(value):
 
 def _steps(value_at, max_block):
     """(steps, the largest size taken or 0, why) of the step function `value_at` over sizes
-    from the first one the op takes: its values powers of two, not decreasing; the sizes past a
-    value above `max_block`, or past a refusal of the host code, are not taken. None where it is
-    not such a function."""
+    from the first one the op takes: its values powers of two; the sizes past a value above
+    `max_block`, or past a refusal of the host code, are not taken. None where it is not such a
+    function."""
     probes, n = [], 1
     while n <= STEP_PROBE_LIMIT:
         probes += [n, n + 1] if n > 1 else [n]
@@ -448,7 +510,7 @@ def _steps(value_at, max_block):
                       f"variants are compiled up to {max_block}; regenerate with --max-block "
                       f"{2 * max_block} (or larger) for larger sizes")
             break
-        if not _is_power(value) or (taken and value < value_at(taken[-1])):
+        if not _is_power(value):
             return None
         taken.append(n)
     if len(taken) < 2:
@@ -472,7 +534,8 @@ def _steps(value_at, max_block):
 
 def _changes(value_at, low, high, ends):
     """Appends to `ends` the largest size of each value between sizes `low` and `high`, by
-    bisection (the function does not decrease, so equal values at both ends hold between)."""
+    bisection (equal values at both ends are taken to hold between: host code picks a block by
+    a few thresholds, and the probes are at most twice apart)."""
     if value_at(low) == value_at(high):
         return
     if high == low + 1:
@@ -568,7 +631,9 @@ def _powers_of_two(op, name, cpp, bounded, lowest, size_of, reach, max_block, co
             break
         if reached is None:
             if values:
-                reason = f"no sizes the op accepts give {bounded} = {value}"
+                reason = (f"no sizes found by moving one extent or int attribute of the "
+                          f"examples give {bounded} = {value} (regenerate with an --example "
+                          "that reaches it, if the op takes such sizes)")
                 break
             value *= 2
             continue
@@ -665,8 +730,12 @@ def launch_each_config(autotuner, args, kwargs, records, module_path):
             ("num_ctas > 1", getattr(config, "num_ctas", 1) not in (None, 1)),
             ("maxnreg", getattr(config, "maxnreg", None) is not None)] if present]
         if unsupported:
+            hint = (" (a pre_hook that zeroes the output, as split-K's init_to_zero: allocate "
+                    "it with torch.zeros, or name it in @triton.autotune's reset_to_zero)"
+                    if config.pre_hook is not None else "")
             raise GenerationError(f"{where}: {line}: config {index} of '{name}' ({config}) sets "
-                                  f"{', '.join(unsupported)}, which is not compiled ahead of time")
+                                  f"{', '.join(unsupported)}, which is not compiled ahead of "
+                                  f"time{hint}")
         start = len(records)
         autotuner.fn.run(*args, **kwargs, **config.kwargs, num_warps=config.num_warps,
                          num_stages=config.num_stages)

@@ -34,6 +34,9 @@ TRITON_POINTER_TYPES = {
     torch.int8: "i8", torch.int16: "i16", torch.int32: "i32", torch.int64: "i64",
     torch.uint8: "u8", torch.bool: "i1",
 }
+# Dtypes a kernel may read a tensor as (a view), not the op's own: float8 bytes held as int8
+# (TensorRT plugins here have no float8 tensors), written through `x_q.view(torch.float8_e4m3fn)`.
+VIEW_POINTER_TYPES = {torch.float8_e4m3fn: "fp8e4nv", torch.float8_e5m2: "fp8e5"}
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 
 
@@ -160,6 +163,13 @@ def intercepted_launches(records, module_path):
             raise GenerationError(f"{where}: launch of '{function.fn.__name__}' passes no value "
                                   f"for {', '.join(missing)}: pass every parameter that has no "
                                   "default")
+        described = [n for n, v in arguments.items() if type(v).__name__ == "TensorDescriptor"]
+        if described:
+            raise GenerationError(f"{where}: launch of '{function.fn.__name__}' passes "
+                                  f"{', '.join(described)} as a tensor descriptor made on the "
+                                  "host (TensorDescriptor.from_tensor), which is not generated: "
+                                  "pass the tensor, its shape and strides, and make the "
+                                  "descriptor in the kernel (tl.make_tensor_descriptor)")
         if callable(grid):
             grid = grid(dict(arguments))
         grid = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
@@ -174,6 +184,7 @@ def intercepted_launches(records, module_path):
             compiled = original(self, *args, grid=grid, warmup=True, **kwargs)
             return _WarmedUpKernel(self, compiled, options)
         record(self, args, kwargs, grid, options)
+        return _LaunchedKernel(self, args, kwargs, options)
 
     from triton.runtime.autotuner import Autotuner
     original_autotuner = Autotuner.run
@@ -216,6 +227,31 @@ class _WarmedUpKernel:
 
     def __getitem__(self, grid):
         def launch(*args, **kwargs):
+            _RECORDERS[-1](self._function, args, kwargs, grid, dict(self._options))
+        return launch
+
+
+class _LaunchedKernel:
+    """What a launch gives host code traced without a GPU (Triton's: the compiled kernel), for
+    host code that keeps it and launches it again (FlagGems' LibEntry cache:
+    `kernel[grid](*arguments_but_the_constexprs)`): recorded as a launch of the kernel with the
+    first launch's constexprs and options."""
+
+    def __init__(self, function, args, kwargs, options):
+        names = [p.name for p in function.params]
+        bound = function.signature.bind_partial(
+            *args, **{k: v for k, v in kwargs.items() if k in names})
+        bound.apply_defaults()
+        self._constexprs = {p.name: bound.arguments[p.name] for p in function.params
+                            if p.is_constexpr and p.name in bound.arguments}
+        self._function, self._options = function, options
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            runtime = [p.name for p in self._function.params if not p.is_constexpr]
+            if len(args) == len(runtime) and len(runtime) < len(self._function.params):
+                kwargs = {**dict(zip(runtime, args)), **self._constexprs, **kwargs}
+                args = ()
             _RECORDERS[-1](self._function, args, kwargs, grid, dict(self._options))
         return launch
 
@@ -313,8 +349,11 @@ def cuda_patched(arch, notes):
     originals = {name: getattr(torch.cuda, name) for name in replacements
                  if hasattr(torch.cuda, name)}
     original_driver = driver._active
+    original_makers = {name: getattr(torch, name) for name in ("tensor", "as_tensor")}
     for name, value in replacements.items():
         setattr(torch.cuda, name, value)
+    for name, make in original_makers.items():
+        setattr(torch, name, _made_on_device(make))
     driver._active = fake_driver
     try:
         yield
@@ -324,7 +363,23 @@ def cuda_patched(arch, notes):
                 setattr(torch.cuda, name, originals[name])
             else:
                 delattr(torch.cuda, name)
+        for name, make in original_makers.items():
+            setattr(torch, name, make)
         driver._active = original_driver
+
+
+def _made_on_device(make):
+    """torch.tensor / torch.as_tensor of Python data on the GPU (Liger's `torch.tensor(1.0,
+    device=grad_output.device)`) without one: a fake tensor of that shape and dtype whose
+    contents are unknown, as the host code's tensors are (a constant would run its operations
+    on the GPU); host code that then reads it is refused for reading tensor contents."""
+    def made(data, *args, device=None, **kwargs):
+        if isinstance(data, torch.Tensor) or device is None or \
+                torch.device(device).type != "cuda":
+            return make(data, *args, device=device, **kwargs)
+        shaped = make(data, *args, **kwargs)
+        return torch.empty(shaped.shape, dtype=shaped.dtype, device=device)
+    return made
 
 
 EMPTY_ALLOCATIONS = {"empty", "empty_like", "new_empty", "empty_strided", "new_empty_strided"}
@@ -1183,23 +1238,46 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
     arguments = []
     family = None
     run_time_constexprs = []
+    # Constexprs that may follow a power of two the signature lists after them (Mamba's
+    # BLOCK_SIZE_M before its BLOCK_SIZE_DSTATE): (position in arguments, name, context)
+    following = []
+
+    def add_varying(name, context, power_after=False):
+        """The constexpr's argument, its family added; None where it is left to follow a power
+        of two the signature lists after it (`power_after`: where one is)."""
+        nonlocal family
+        values = [r.arguments[name] for r in recorded]
+        before = family and kernel_variants.Family(list(family.varying), dict(family.options))
+        try:
+            family, argument = kernel_variants.add_varying(
+                family, op, name, first, recorded, constexprs, envs, context, probe, max_block)
+            if power_after and family.varying[-1].steps:
+                # (a step function of a size, where it may follow the power of two instead)
+                family = before
+                following.append((len(arguments), name, context))
+                return None
+        except GenerationError as refusal:
+            if not any(v.bounded for v in (family.varying if family else [])) and \
+                    all(n != name for _, n, _ in following):
+                following.append((len(arguments), name, context))
+                return None
+            argument = _run_time_constexpr(op, name, first, values, fit_envs, check_envs,
+                                           context, refusal, arch, notes, probe)
+            run_time_constexprs.append(name)
+        return argument
+
+    varying = [n for n in first.arguments if n in constexprs and
+               len({repr(_plain(r.arguments[n])) for r in recorded}) != 1]
+    powers = [n for n in varying if kernel_variants.is_power_of_a_size(n, recorded, envs)]
     for name in first.arguments:
         values = [r.arguments[name] for r in recorded]
         context = f"argument '{name}' of kernel '{kernel_name}' ({first.where}: {first.line})"
+        if name in varying:
+            power_after = name not in powers and any(varying.index(p) > varying.index(name)
+                                                     for p in powers)
+            arguments.append(add_varying(name, context, power_after))
+            continue
         if name in constexprs:
-            plain = {repr(_plain(v)) for v in values}
-            if len(plain) != 1:
-                try:
-                    family, argument = kernel_variants.add_varying(
-                        family, op, name, first, recorded, constexprs, envs, context, probe,
-                        max_block)
-                except GenerationError as refusal:
-                    argument = _run_time_constexpr(op, name, first, values, fit_envs,
-                                                   check_envs, context, refusal, arch, notes,
-                                                   probe)
-                    run_time_constexprs.append(name)
-                arguments.append(argument)
-                continue
             # A constexpr the host code picks per dtype (`OUT_DTYPE=tl.float16` for half inputs)
             by_dtype = {d: _constexpr_text(run.records[position].arguments[name])
                         for d, run in dtype_runs.items()}
@@ -1235,6 +1313,12 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
             arguments.append(RecoveredArgument(name, "constexpr", constexpr="1"))
             continue
         arguments.append(RecoveredArgument(name, "scalar", cpp=cpp, triton_type=triton_type))
+    for position_in_arguments, name, context in following:
+        arguments[position_in_arguments] = add_varying(name, context)
+    order = list(first.arguments)  # the signature's, as the variants' select() takes them
+    if family is not None:
+        family.varying.sort(key=lambda v: order.index(v.name))
+    run_time_constexprs.sort(key=order.index)
     grid = []
     block_sizes = [v for v in (_plain(first.arguments[n]) for n in constexprs)
                    if isinstance(v, int) and not isinstance(v, bool)]
@@ -1545,7 +1629,7 @@ def _recover_pointer(op, name, context, position, recorded, runs, dtype_runs, sc
         whole = _whole(dtype_runs[dtype], role, what, tensor)
         own = plugin_dtypes[dtype][which] if kind == "output" else whole.dtype
         element = tensor.dtype if tensor.dtype != whole.dtype else own
-        pointer_types[dtype] = _pointer_type(op, context, kind, element)
+        pointer_types[dtype] = _pointer_type(op, context, kind, element, view=element != own)
         tensor_types[dtype] = _pointer_type(op, context, kind, own)
         if _view_offset(op, context, tensor, role, what, dtype_runs[dtype]) != offsets[0]:
             raise GenerationError(f"op '{op.qualname}': {context} is a view whose start changes "
@@ -1564,15 +1648,25 @@ def _recover_pointer(op, name, context, position, recorded, runs, dtype_runs, sc
                              tensor_types=tensor_types)
 
 
-def _pointer_type(op, context, kind, element):
-    """Triton's pointer type of a tensor of dtype `element`, or a refusal naming it."""
+def _pointer_type(op, context, kind, element, view=False):
+    """Triton's pointer type of a tensor of dtype `element` (`view`: a view of the op's tensor
+    in that dtype), or a refusal naming it."""
+    if view and element in VIEW_POINTER_TYPES:
+        return "*" + VIEW_POINTER_TYPES[element]
+    if not view and kind in ("input", "output") and element in (torch.uint8, torch.bool):
+        whose = "its output's dtype (the fake's)" if kind == "output" else "its dtype"
+        raise GenerationError(
+            f"op '{op.qualname}': {context}: {whose} is {element}, and TensorRT plugins cannot "
+            "have bool or uint8 tensors: give that tensor int8 in the op (float8 bytes as int8, "
+            "the kernel given `.view(torch.float8_e4m3fn)` of it; a mask as int8)")
     if element not in TRITON_POINTER_TYPES:
         whose = "its output's dtype (the fake's)" if kind == "output" else "its dtype"
         raise GenerationError(
             f"op '{op.qualname}': {context}: {whose} is {element}, which from-torch does not "
             "generate (float32, float16, bfloat16, float64, int8/16/32/64, uint8 and bool "
-            "are): give that tensor one of these dtypes (e.g. float8 bytes as uint8 in the "
-            "op's schema and its fake)")
+            "are; uint8 and bool only inside the op): give that tensor one of these dtypes (e.g. "
+            "float8 bytes as int8 in the op's schema and its fake, the kernel given "
+            "`.view(torch.float8_e4m3fn)` of it)")
     return "*" + TRITON_POINTER_TYPES[element]
 
 

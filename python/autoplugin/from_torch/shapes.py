@@ -702,6 +702,11 @@ def _generalized_checks(op, example, checks, symbols, set_requirements, ties):
                 continue
             general = relation.xreplace({sympy.Integer(value): symbol})
             general_wrong = traced_wrong = False
+            # Extents the trace fixed to the set's value by other checks (`v.shape[-1] ==
+            # k.shape[-1]` after `q.shape[-1] == k.shape[-1]`, both traced as `== 128`) move
+            # with it: the fake accepts no point with them left at the value.
+            along = [other for other in _pinned_to(checks, value)
+                     if other != symbol and other in symbols]
             for size in (s for s in sizes if s != value):
                 for other in (s for s in general.free_symbols if s != symbol and s in symbols):
                     for trial in sorted({size * k + d for k in range(1, 6) for d in (0, 1)} |
@@ -709,6 +714,9 @@ def _generalized_checks(op, example, checks, symbols, set_requirements, ties):
                         point = copy_point(example)
                         ref.assign(point, size)
                         tie(point, ties, keep=(ref.name, ref.index))
+                        for moved in along:
+                            if moved != other:
+                                symbols[moved].assign(point, size)
                         symbols[other].assign(point, trial)
                         tie(point, ties, keep=(symbols[other].name, symbols[other].index))
                         values = _values(symbols, point)
@@ -721,6 +729,19 @@ def _generalized_checks(op, example, checks, symbols, set_requirements, ties):
                 forms = [general] if traced_wrong else [relation, general]
         result += [(form, reason) for form in forms]
     return result
+
+
+def _pinned_to(checks, value):
+    """The symbols the checks require equal to the number `value` (`128 == k[2]`)."""
+    pinned = []
+    for relation, _ in checks:
+        if isinstance(relation, sympy.Eq):
+            left, right = relation.lhs, relation.rhs
+            if left == sympy.Integer(value) and isinstance(right, sympy.Symbol):
+                pinned.append(right)
+            elif right == sympy.Integer(value) and isinstance(left, sympy.Symbol):
+                pinned.append(left)
+    return pinned
 
 
 def traced_shapes(op, example, samples=400, seed=0):
