@@ -158,7 +158,7 @@ def _(x, k):
 
 
 @triton.jit
-def row_tanh_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+def row_halves_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     for start in range(0, n_cols, BLOCK):
         cols = start + tl.arange(0, BLOCK)
@@ -175,7 +175,7 @@ def two_caps(x: torch.Tensor) -> torch.Tensor:
         block = min(triton.next_power_of_2(n), 2048)
     else:
         block = min(triton.next_power_of_2(n), 1024)
-    row_tanh_kernel[(x.shape[0],)](x, out, n, BLOCK=block, num_warps=8 if block >= 2048 else 4)
+    row_halves_kernel[(x.shape[0],)](x, out, n, BLOCK=block, num_warps=8 if block >= 2048 else 4)
     return out
 
 
