@@ -9,7 +9,11 @@ host code and launched again with the arguments but the constexprs (its LibEntry
 block that drops at a size (`next_power_of_2(n)` up to 32768, 4096 above) and a bool
 constexpr `TILE_N >= N`; float8 bytes held as int8, written through a float8 view (SGLang's
 quantization for runtimes without float8 tensors); and a heuristic `K % BLOCK_K == 0` beside
-another constant block that the samples cannot tell from it (Triton's matmul's EVEN_K)."""
+another constant block that the samples cannot tell from it (Triton's matmul's EVEN_K); and
+grouped-query attention's query heads per key head, one extent divided by another; and a bool
+attribute whose other value takes a branch that does not convert (SGLang's column-major scales,
+a transposed view); and a grid over the heads of two inputs (vLLM's rotary embedding: query
+heads, then key heads)."""
 import functools
 import math
 from typing import Sequence
@@ -28,7 +32,10 @@ AUTOPLUGIN_EXAMPLES = ["test::no_specialize(x=[300, 70], scale=0.5)",
                        "test::rows_first(x=[64, 300])",
                        "test::cached_tiles(x=[16, 1000])",
                        "test::fp8_bytes(x=[8, 256])",
-                       "test::even_k(a=[64, 384])"]
+                       "test::even_k(a=[64, 384])",
+                       "test::grouped_heads(q=[2, 32, 64], k=[2, 8, 64])",
+                       "test::row_scales(x=[16, 256])",
+                       "test::both_heads(q=[8, 256], k=[8, 64], head_size=32)"]
 
 
 @triton.jit(do_not_specialize=["n"])
@@ -301,3 +308,88 @@ def even_k(a: torch.Tensor) -> torch.Tensor:
 def _(a):
     torch._check(a.dim() == 2)
     return a.new_empty(a.shape[0])
+
+
+@triton.jit
+def grouped_heads_kernel(q_ptr, k_ptr, out_ptr, q_heads, k_heads, group, D: tl.constexpr):
+    row = tl.program_id(0)  # (batch, query head)
+    batch, head = row // q_heads, row % q_heads
+    d = tl.arange(0, D)
+    q = tl.load(q_ptr + row * D + d)
+    k = tl.load(k_ptr + (batch * k_heads + head // group) * D + d)
+    tl.store(out_ptr + row * D + d, q * k)
+
+
+@torch.library.custom_op("test::grouped_heads", mutates_args=())
+def grouped_heads(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(q)
+    group = q.shape[1] // k.shape[1]
+    grouped_heads_kernel[(q.shape[0] * q.shape[1],)](q, k, out, q.shape[1], k.shape[1], group,
+                                                     D=64)
+    return out
+
+
+@grouped_heads.register_fake
+def _(q, k):
+    torch._check(q.shape[0] == k.shape[0])
+    torch._check(q.shape[1] % k.shape[1] == 0)
+    torch._check(q.shape[2] == 64)
+    torch._check(k.shape[2] == 64)
+    return torch.empty_like(q)
+
+
+@triton.jit
+def group_absmax_kernel(x_ptr, scale_ptr, n_cols, scale_row_stride, scale_group_stride,
+                        GROUP: tl.constexpr):
+    row, group = tl.program_id(0), tl.program_id(1)
+    cols = group * GROUP + tl.arange(0, GROUP)
+    x = tl.load(x_ptr + row * n_cols + cols)
+    tl.store(scale_ptr + row * scale_row_stride + group * scale_group_stride,
+             tl.max(tl.abs(x), axis=0))
+
+
+@torch.library.custom_op("test::row_scales", mutates_args=())
+def row_scales(x: torch.Tensor, column_major: bool = False) -> torch.Tensor:
+    rows, cols = x.shape
+    groups = cols // 64
+    if column_major:
+        scales = torch.empty((groups, rows), dtype=x.dtype, device=x.device).t()
+    else:
+        scales = torch.empty((rows, groups), dtype=x.dtype, device=x.device)
+    group_absmax_kernel[(rows, groups)](x, scales, cols, scales.stride(0), scales.stride(1),
+                                        GROUP=64)
+    return scales
+
+
+@row_scales.register_fake
+def _(x, column_major=False):
+    torch._check(x.dim() == 2)
+    torch._check(x.shape[1] % 64 == 0)
+    return x.new_empty((x.shape[0], x.shape[1] // 64))
+
+
+@triton.jit
+def both_heads_kernel(q_ptr, k_ptr, q_heads, q_width, k_width, HEAD: tl.constexpr):
+    token, head = tl.program_id(0), tl.program_id(1)
+    d = tl.arange(0, HEAD)
+    if head < q_heads:
+        at = q_ptr + token * q_width + head * HEAD + d
+    else:
+        at = k_ptr + token * k_width + (head - q_heads) * HEAD + d
+    tl.store(at, tl.load(at) * 2)
+
+
+@torch.library.custom_op("test::both_heads", mutates_args=("q", "k"))
+def both_heads(q: torch.Tensor, k: torch.Tensor, head_size: int) -> None:
+    q_heads = q.shape[-1] // head_size
+    k_heads = k.shape[-1] // head_size
+    both_heads_kernel[(q.shape[0], q_heads + k_heads)](q, k, q_heads, q.shape[-1], k.shape[-1],
+                                                       HEAD=32)
+
+
+@both_heads.register_fake
+def _(q, k, head_size):
+    torch._check(head_size == 32)
+    torch._check(q.shape[0] == k.shape[0])
+    torch._check(q.shape[-1] % 32 == 0)
+    torch._check(k.shape[-1] % 32 == 0)

@@ -292,6 +292,16 @@ class HostIdiomsTest(GeneratedModules):
         # EVEN_K against BLOCK_K, not BLOCK_M (they agree at sizes a multiple of neither)
         cpp, _, _ = generated(self.out, "even_k")
         self.assertIn("select(a.size(1) % 128 == 0)", cpp)
+        # GQA's group: one extent divided by another
+        cpp, _, _ = generated(self.out, "grouped_heads")
+        self.assertIn('/* group   */ checked_i32(floor_div(q.size(1), k.size(1)), "group"));', cpp)
+        # a bool whose other value takes a branch that does not convert: the examples' value
+        cpp, _, _ = generated(self.out, "row_scales")
+        self.assertIn("if (x.rank() == 2 && !column_major) {", cpp)
+        # a grid over the heads of two inputs
+        cpp, _, _ = generated(self.out, "both_heads")
+        self.assertIn("make_grid(q.size(0), floor_div(q.size(1), head_size) + "
+                      "floor_div(k.size(1), head_size))", cpp)
 
 
 class PythonApiTest(unittest.TestCase):

@@ -69,8 +69,9 @@ def environment(op, point, input_shapes, output_shapes):
 
 
 def candidates(envs, constants, cap=None):
-    """(C++ text, function of an environment) from the simplest; last, each size, element count
-    or ceiling division capped at `cap` (a grid of at most one program per multiprocessor)."""
+    """(C++ text, function of an environment) from the simplest; then each size, element count
+    or ceiling division capped at `cap` (a grid of at most one program per multiprocessor); last,
+    quotients of two sizes and sums of two sizes divided by an attribute."""
     names = list(envs[0].atoms)
     for name in names:
         yield name, lambda env, n=name: env.atoms[n]
@@ -135,6 +136,18 @@ def candidates(envs, constants, cap=None):
         for a, b in combinations(names, 2):  # the rows of an input flattened to 2-D
             yield (f"std::min<std::int64_t>({cap}, {a} * {b})",
                    lambda env, a=a, b=b: min(cap, env.atoms[a] * env.atoms[b]))
+    # One size divided by another (GQA's query heads per key head: q.shape[1] // k.shape[1]).
+    for a, b in product(names, names):
+        if a != b and b not in attributes:
+            yield f"floor_div({a}, {b})", lambda env, a=a, b=b: env.atoms[a] // env.atoms[b]
+    # Heads of two inputs (a rotary embedding over query and key heads: q.shape[-1] // head_size
+    # + k.shape[-1] // head_size).
+    for a, b in combinations(names, 2):
+        for attribute in attributes:
+            if attribute not in (a, b):
+                yield (f"floor_div({a}, {attribute}) + floor_div({b}, {attribute})",
+                       lambda env, a=a, b=b, d=attribute:
+                       env.atoms[a] // env.atoms[d] + env.atoms[b] // env.atoms[d])
 
 
 def fit(values, fit_envs, check_envs, context, triton_type, constants=()):

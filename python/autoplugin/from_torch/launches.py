@@ -1336,10 +1336,13 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
         # A family's warps and stages follow its power of two (read per variant by probing).
         probed = family is not None and family.options
         if not probed and {k: _plain(v) for k, v in record.options.items()} != options:
+            seen = sorted({", ".join(f"{k}={_plain(v)}" for k, v in sorted(r.options.items()))
+                           for r in recorded})
             raise GenerationError(f"op '{op.qualname}': the launch options of '{kernel_name}' "
-                                  f"({first.where}) change with the shapes or attributes; a "
-                                  "kernel is compiled ahead of time with one num_warps and "
-                                  "num_stages: fix them")
+                                  f"({first.where}) change with the shapes or attributes "
+                                  f"({'; '.join(seen)}), other than with a power-of-two block "
+                                  "the host code computes; a kernel is compiled ahead of time "
+                                  "with one num_warps and num_stages per variant: fix them")
     # An option at Triton's default changes nothing (the layer-norm tutorial passes num_ctas=1).
     unknown = sorted(f"{k}={options[k]}" for k in set(options) - {"num_warps", "num_stages"}
                      if options[k] != _TRITON_OPTION_DEFAULTS.get(k, _NO_DEFAULT))

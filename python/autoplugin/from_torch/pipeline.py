@@ -124,6 +124,33 @@ def _with_axis_attributes(op, trace_and_recover, log):
         raise refusal from None
 
 
+def _with_structural_bools(op, trace_and_recover, log):
+    """trace_and_recover(); where it is refused and the op has bool attributes the samples set
+    both ways, again with them part of the structure (each example's value only): a branch of
+    the host code the examples do not take (SGLang's `column_major_scales=True`, a transposed
+    view) then does not refuse the op."""
+    try:
+        return trace_and_recover()
+    except GenerationError as refusal:
+        bools = [a for a in op.attributes if a.kind == "bool" and not a.structural]
+        if not bools:
+            raise
+        for argument in bools:
+            argument.structural = True
+        op.notes.clear()
+        try:
+            result = trace_and_recover()
+        except GenerationError:
+            for argument in bools:
+                argument.structural = False
+            raise refusal from None
+        for argument in bools:
+            log(f"{op.qualname}: note: {argument.name} is part of the structure, as a string "
+                f"is: with it set otherwise than the examples do, the op is refused "
+                f"({str(refusal)[:300]}); the plugin takes the examples' values of it only")
+        return result
+
+
 def _where(function):
     try:
         return f"{Path(inspect.getsourcefile(function)).name}:{inspect.getsourcelines(function)[1]}"
@@ -184,7 +211,8 @@ def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90,
                                                 example_equalities=example_equalities, log=log,
                                                 max_block=max_block)
 
-            traced, recovered = _with_axis_attributes(op, trace_and_recover, log)
+            traced, recovered = _with_structural_bools(
+                op, lambda: _with_axis_attributes(op, trace_and_recover, log), log)
             if not recovered.launches:
                 raise GenerationError(f"op '{op.qualname}': its host code launches no Triton "
                                       f"kernel for {text}")
