@@ -521,7 +521,9 @@ def cpp_source(op, structures, dtypes, provenance):
     if _uses_floor_div(structures):
         out += ["// Python's //: rounds toward negative infinity.",
                 "std::int64_t floor_div(std::int64_t a, std::int64_t b) {",
-                "  if (b == 0) throw ap::Error(\"a launch argument divides by a size or attribute that is 0\");",
+                "  if (b == 0) {",
+                "    throw ap::Error(\"a launch argument divides by a size or attribute that is 0\");",
+                "  }",
                 "  const std::int64_t q = a / b;",
                 "  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;",
                 "}", ""]

@@ -232,13 +232,19 @@ def is_power_of_a_size(name, recorded, envs):
     launch's power of two, which the others may follow."""
     from .launches import _plain
     plain = [_plain(r.arguments[name]) for r in recorded]
-    if not all(_is_power(v) for v in plain):
-        return False
-    floor, top = min(plain), max(plain)
-    return any(all(isinstance(env.atoms[atom], int) and not isinstance(env.atoms[atom], bool)
-                   and min(max(next_power_of_2(env.atoms[atom]), floor), top) == v
-                   for env, v in zip(envs, plain))
-               for atom in envs[0].atoms)
+    return (all(_is_power(v) for v in plain) and
+            next(_powers_of_atoms(plain, envs), None) is not None)
+
+
+def _powers_of_atoms(plain, envs):
+    """The atoms whose next power of two, floored and capped at the samples' least and largest
+    values, gives `plain` (powers of two) at every sample."""
+    floor, top = min(plain), max(plain)  # top: a cap where samples exceed it (probed)
+    for atom in envs[0].atoms:
+        sizes = [env.atoms[atom] for env in envs]
+        if all(isinstance(s, int) and not isinstance(s, bool) for s in sizes) and \
+                all(min(max(next_power_of_2(s), floor), top) == v for s, v in zip(sizes, plain)):
+            yield atom
 
 
 def recover(op, name, recorded, envs, context, probe, max_block, others=(), driving=None):
@@ -288,31 +294,28 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
         return of_set
     if all(isinstance(v, int) and not isinstance(v, bool) and v > 0 and v & (v - 1) == 0
            for v in plain):
-        floor, top = min(plain), max(plain)  # top: a cap where samples exceed it (probed)
-        for atom in envs[0].atoms:
+        floor, top = min(plain), max(plain)
+        for atom in _powers_of_atoms(plain, envs):
             sizes = [env.atoms[atom] for env in envs]
-            if not all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
+            bounded = _shape_function_text(atom, op)
+            if not bounded:
                 continue
-            if all(min(max(next_power_of_2(s), floor), top) == v for s, v in zip(sizes, plain)):
-                bounded = _shape_function_text(atom, op)
-                if not bounded:
-                    continue
-                floored = any(next_power_of_2(s) < floor for s in sizes)
-                cpp = f"ap::triton::next_power_of_2({atom})"
-                if floored:
-                    cpp = f"std::max<std::int64_t>({cpp}, {floor})"
-                try:
-                    return _powers_of_two(op, name, cpp, bounded, floor if floored else 1,
-                                          lambda env, a=atom: env.atoms[a],
-                                          lambda value, exact=True, a=atom: probe(a, value),
-                                          max_block, context)
-                except GenerationError as refusal:
-                    # (probed, a step function: the samples did not reach its other steps)
-                    stepped = _steps_of_a_size(op, name, plain, envs, probe, max_block,
-                                               context)
-                    if stepped:
-                        return stepped
-                    raise refusal
+            floored = any(next_power_of_2(s) < floor for s in sizes)
+            cpp = f"ap::triton::next_power_of_2({atom})"
+            if floored:
+                cpp = f"std::max<std::int64_t>({cpp}, {floor})"
+            try:
+                return _powers_of_two(op, name, cpp, bounded, floor if floored else 1,
+                                      lambda env, a=atom: env.atoms[a],
+                                      lambda value, exact=True, a=atom: probe(a, value),
+                                      max_block, context)
+            except GenerationError as refusal:
+                # (probed, a step function: the samples did not reach its other steps)
+                stepped = _steps_of_a_size(op, name, plain, envs, probe, max_block,
+                                           context)
+                if stepped:
+                    return stepped
+                raise refusal
         derived = _power_of_derived_size(op, name, plain, floor, top, envs, probe, max_block,
                                          context)
         if derived:

@@ -182,7 +182,7 @@ def intercepted_launches(records, module_path):
             # Triton's fused-softmax tutorial: compiled, its registers and shared memory read
             # (the occupancy), then launched through the compiled kernel.
             compiled = original(self, *args, grid=grid, warmup=True, **kwargs)
-            return _WarmedUpKernel(self, compiled, options)
+            return _WarmedUpKernel(self, args, kwargs, options, compiled)
         record(self, args, kwargs, grid, options)
         return _LaunchedKernel(self, args, kwargs, options)
 
@@ -201,34 +201,6 @@ def intercepted_launches(records, module_path):
         _RECORDERS.pop()
         JITFunction.run = original
         Autotuner.run = original_autotuner
-
-
-class _WarmedUpKernel:
-    """What `kernel.warmup(...)` gives host code traced without a GPU: the kernel compiled for
-    the GPU generated for, with the register count loading it would report (`n_regs`, read from
-    the cubin by Triton's cuobjdump), and `kernel[grid](...)` recorded as a launch of the kernel
-    with the warmup's launch options."""
-
-    def __init__(self, function, compiled, options):
-        self._function, self._compiled, self._options = function, compiled, options
-        self.metadata = compiled.metadata
-        self.name = compiled.name
-        self.asm = compiled.asm
-        self.n_regs = _register_count(compiled)
-        self.n_spills = 0
-
-    def _init_handles(self):
-        # As Triton's own: a kernel that needs more shared memory than the GPU has does not load
-        # (the tutorial's 65,536-wide float32 rows with 4 stages), so the host code refuses that
-        # size rather than computing an occupancy of 0 programs from it.
-        from triton.runtime.errors import OutOfResources
-        if self.metadata.shared > MAX_SHARED_MEMORY:
-            raise OutOfResources(self.metadata.shared, MAX_SHARED_MEMORY, "shared memory")
-
-    def __getitem__(self, grid):
-        def launch(*args, **kwargs):
-            _RECORDERS[-1](self._function, args, kwargs, grid, dict(self._options))
-        return launch
 
 
 class _LaunchedKernel:
@@ -254,6 +226,30 @@ class _LaunchedKernel:
                 args = ()
             _RECORDERS[-1](self._function, args, kwargs, grid, dict(self._options))
         return launch
+
+
+class _WarmedUpKernel(_LaunchedKernel):
+    """What `kernel.warmup(...)` gives host code traced without a GPU: the kernel compiled for
+    the GPU generated for, with the register count loading it would report (`n_regs`, read from
+    the cubin by Triton's cuobjdump), and `kernel[grid](...)` recorded as a launch of the kernel
+    with the warmup's launch options."""
+
+    def __init__(self, function, args, kwargs, options, compiled):
+        super().__init__(function, args, kwargs, options)
+        self._compiled = compiled
+        self.metadata = compiled.metadata
+        self.name = compiled.name
+        self.asm = compiled.asm
+        self.n_regs = _register_count(compiled)
+        self.n_spills = 0
+
+    def _init_handles(self):
+        # As Triton's own: a kernel that needs more shared memory than the GPU has does not load
+        # (the tutorial's 65,536-wide float32 rows with 4 stages), so the host code refuses that
+        # size rather than computing an occupancy of 0 programs from it.
+        from triton.runtime.errors import OutOfResources
+        if self.metadata.shared > MAX_SHARED_MEMORY:
+            raise OutOfResources(self.metadata.shared, MAX_SHARED_MEMORY, "shared memory")
 
 
 def _register_count(compiled):
@@ -1257,8 +1253,7 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
                 following.append((len(arguments), name, context))
                 return None
         except GenerationError as refusal:
-            if not any(v.bounded for v in (family.varying if family else [])) and \
-                    all(n != name for _, n, _ in following):
+            if power_after:  # (it may follow that power of two)
                 following.append((len(arguments), name, context))
                 return None
             argument = _run_time_constexpr(op, name, first, values, fit_envs, check_envs,
