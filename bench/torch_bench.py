@@ -3,7 +3,9 @@
   python3 bench/torch_bench.py BUILD_DIR
 
 Host time per eager call (tiny tensors, so the CPU thread is the limit): a table of our ops
-(circular_pad, its Triton kernel's op, gelu_tanh) against torch.neg, the floor of any eager op from
+(circular_pad, its Triton kernel's op, gelu_tanh), each through torch.ops and through
+autoplugin.torch.direct_ops (the direct path, which skips PyTorch's dispatcher where it would
+only pass the call on), against torch.neg, the floor of any eager op from
 Python, and against the same op's TensorRT plugin enqueue from C++ (bench/plugin_bench.cu,
 `autoplugin_bench overhead`, run once a round between the eager batches, so that each round's
 difference is taken at one moment of the host), with the targets (issue 23): eager host time
@@ -74,7 +76,9 @@ def host_us_together(functions, calls=2000, rounds=15, alongside=None):
 
 
 def main(build):
-    autoplugin.torch.load_library(os.path.join(build, "examples", "libautoplugin_examples_torch.so"))
+    library = autoplugin.torch.load_library(
+        os.path.join(build, "examples", "libautoplugin_examples_torch.so"))
+    direct = autoplugin.torch.direct_ops(library).torchtrt_ex
     pad = torch.ops.torchtrt_ex.circular_pad
     print(f"GPU: {torch.cuda.get_device_name()}, PyTorch {torch.__version__}")
 
@@ -98,6 +102,11 @@ def main(build):
         ("circular_pad_triton", lambda: ops.circular_pad_triton(tiny, [0, 0]),
          "circular_pad_triton_enqueue_us"),
         ("gelu_tanh", lambda: ops.gelu_tanh(single), "plugin_enqueue_us"),
+        ("circular_pad direct", lambda: direct.circular_pad(tiny, [0, 0]),
+         "circular_pad_enqueue_us"),
+        ("circular_pad_triton direct", lambda: direct.circular_pad_triton(tiny, [0, 0]),
+         "circular_pad_triton_enqueue_us"),
+        ("gelu_tanh direct", lambda: direct.gelu_tanh(single), "plugin_enqueue_us"),
     ]
     # The C++ enqueue (another process) is timed at the start of every round, between the eager
     # batches: "over" is each round's difference, so that the host's drift between moments of
@@ -110,7 +119,9 @@ def main(build):
     print("\nhost time per eager call, us (targets: <= 1.3x torch.neg, <= 5 us over the C++ plugin "
           "enqueue of the same op), medians of 15 interleaved rounds, each with a C++ run; ratio "
           "and over: the median of each round's")
-    print(f"{'op':<22}{'eager':>8}{'torch.neg':>11}{'ratio':>8}{'enqueue':>9}{'over':>8}  verdict")
+    if autoplugin.torch.direct_calls(library) is None:
+        print("(no direct module beside the library: the direct rows call through torch.ops)")
+    print(f"{'op':<28}{'eager':>8}{'torch.neg':>11}{'ratio':>8}{'enqueue':>9}{'over':>8}  verdict")
     for name, call, key in rows:
         eager = times[name]
         ratio = ratios[name]
@@ -118,7 +129,7 @@ def main(build):
         over = (_median([e - r[key] for e, r in zip(samples[name], plugin_rounds)])
                 if enqueue is not None else None)
         met = ratio <= 1.3 and over is not None and over <= 5.0
-        print(f"{name:<22}{eager:8.2f}{neg_host:11.2f}{ratio:7.2f}x"
+        print(f"{name:<28}{eager:8.2f}{neg_host:11.2f}{ratio:7.2f}x"
               + (f"{enqueue:9.2f}{over:8.2f}" if enqueue is not None else f"{'-':>9}{'-':>8}")
               + ("  MET" if met else "  MISSED"))
 

@@ -30,7 +30,8 @@ endif()
 install(FILES cmake/AutopluginLibraryApi.cmake cmake/AutopluginTorch.cmake
         DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
 install(FILES src/torch/torch_ops.cpp src/torch/torch_signature.cpp src/torch/torch_signature.h
-              src/torch/torch_values.cpp src/torch/torch_values.h cmake/torch_exports.map
+              src/torch/torch_values.cpp src/torch/torch_values.h src/torch/eager_module.cpp
+              cmake/torch_exports.map
         DESTINATION ${CMAKE_INSTALL_DATADIR}/autoplugin/torch)
 install(DIRECTORY include/autoplugin DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # The Python package (pure Python), found by `autoplugin from-torch` beside the tool.

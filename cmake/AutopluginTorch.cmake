@@ -5,6 +5,10 @@
 # that calls the op's launcher; `autoplugin.torch.load_library` also registers the fake (meta)
 # implementations torch.compile and torch.export need. PyTorch is found through the Python
 # interpreter's torch.utils.cmake_prefix_path (Python_EXECUTABLE, else python3 on PATH).
+#
+# Where that Python has its development headers, NAME_eager (libNAME_eager.so, beside the library)
+# is built with it: the direct path of eager calls through `autoplugin.torch.direct_ops`
+# (src/torch/eager_module.cpp). Without it those calls go through torch.ops.
 function(autoplugin_find_torch)
   if(TARGET torch)
     return()
@@ -50,4 +54,28 @@ function(autoplugin_add_torch_library name)
   target_link_libraries(${name} PRIVATE autoplugin::core ${TORCH_LIBRARIES} ${ARG_LINK})
   target_include_directories(${name} SYSTEM PRIVATE ${TORCH_INCLUDE_DIRS})
   autoplugin_op_library_options(${name} ${AUTOPLUGIN_TORCH_EXPORTS_MAP})
+  autoplugin_add_torch_eager_module(${name})
+endfunction()
+
+function(autoplugin_add_torch_eager_module name)
+  find_package(Python COMPONENTS Interpreter Development.Module QUIET)
+  get_filename_component(torch_library_dir "${TORCH_LIBRARY}" DIRECTORY)
+  find_library(AUTOPLUGIN_TORCH_PYTHON_LIBRARY torch_python HINTS "${torch_library_dir}"
+               NO_DEFAULT_PATH)
+  if(NOT Python_Development.Module_FOUND OR NOT AUTOPLUGIN_TORCH_PYTHON_LIBRARY)
+    message(STATUS "autoplugin: ${name}: no direct path for eager calls (it needs Python's "
+                   "development headers for ${Python_EXECUTABLE} and PyTorch's libtorch_python)")
+    return()
+  endif()
+  add_library(${name}_eager MODULE ${AUTOPLUGIN_TORCH_EAGER_SOURCE})
+  target_link_libraries(${name}_eager PRIVATE Python::Module ${TORCH_LIBRARIES}
+                                              ${AUTOPLUGIN_TORCH_PYTHON_LIBRARY})
+  target_include_directories(${name}_eager SYSTEM PRIVATE ${TORCH_INCLUDE_DIRS})
+  target_compile_features(${name}_eager PRIVATE cxx_std_20)
+  set_target_properties(${name}_eager PROPERTIES PREFIX "lib" CXX_VISIBILITY_PRESET hidden)
+  get_target_property(directory ${name} LIBRARY_OUTPUT_DIRECTORY)
+  if(directory)
+    set_target_properties(${name}_eager PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${directory}")
+  endif()
+  add_dependencies(${name} ${name}_eager)  # building the library builds its module
 endfunction()

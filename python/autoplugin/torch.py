@@ -10,10 +10,12 @@ integers (``requires`` become ``torch._check``; data-dependent extents unbacked 
 """
 
 import ctypes
+import importlib.util
 import os
 import threading
+import types
 import warnings
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import torch
 
@@ -56,6 +58,98 @@ def set_tactic(library: Library, op: str, tactic: int) -> None:
     fn.argtypes = [ctypes.c_char_p, ctypes.c_int32]
     if fn(op.encode(), tactic) != 0:
         raise LibraryError(f"cannot set tactic {tactic} of op '{op}' in {library.path}")
+
+
+# ---- the direct path of eager calls ---------------------------------------------------------
+
+_eager_modules: Dict[str, Any] = {}
+
+
+def _eager_module(library: Library) -> Optional[Any]:
+    """The module built beside the library (libNAME_eager.so), or None where it was not built."""
+    with _lock:
+        if library.path not in _eager_modules:
+            base, extension = os.path.splitext(library.path)
+            path = base + "_eager" + extension
+            module = None
+            if os.path.exists(path):
+                spec = importlib.util.spec_from_file_location("_autoplugin_eager", path)
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+            _eager_modules[library.path] = module
+        return _eager_modules[library.path]
+
+
+def _direct_op(packet, call, bound):
+    is_compiling = torch.compiler.is_compiling
+
+    def op(*args, **kwargs):
+        # torch.compile traces the torch.ops call; keyword arguments are torch.ops' to match.
+        if not kwargs and not is_compiling():
+            result = call(bound, args)
+            if result is not None:
+                return result
+        return packet(*args, **kwargs)
+
+    op.__name__ = op.__qualname__ = str(packet).rsplit(".", 1)[-1]
+    op.__doc__ = f"{packet}, called directly where PyTorch's dispatcher would only pass it on."
+    return op
+
+
+def direct_ops(library: Library) -> types.SimpleNamespace:
+    """The library's ops for eager calls from Python, as ``torch.ops`` names them
+    (``direct_ops(lib).my_ns.my_op(x, ...)``), each the op itself where PyTorch's dispatcher would
+    only pass the call on to its CUDA kernel: then the call goes straight to the kernel, without
+    the dispatcher and the conversion of the arguments against the schema (PyTorch's cost of any
+    call through ``torch.ops``). That is a call with positional arguments only, every tensor a
+    contiguous ``torch.Tensor`` (or ``nn.Parameter``) on one CUDA device, none needing a gradient
+    (or grad mode off), no torch function or dispatch mode, autocast, profiler, vmap or tracer
+    active, of an op that writes no input in place, with the signature (dtypes, extents,
+    attribute values) of an earlier call through ``torch.ops``. Every other call, and every call
+    under torch.compile, is ``torch.ops``' own: results and errors are the same either way.
+    Where the library was built without its direct module (``libNAME_eager.so``: it needs
+    Python's development headers), each op is ``torch.ops``'.
+    """
+    module = _eager_module(library)
+    direct_op = getattr(library._dll, "autoplugin_torch_v1_direct_op", None)
+    if module is not None and direct_op is not None:
+        direct_op.restype = ctypes.c_void_p
+        direct_op.argtypes = [ctypes.c_char_p]
+        call_address = ctypes.cast(library._dll.autoplugin_torch_v1_direct_call,
+                                   ctypes.c_void_p).value
+    # ns -> op name -> overload ("" for none) -> function
+    functions: Dict[str, Dict[str, Dict[str, Any]]] = {}
+    for name in library.ops:
+        namespace, op_name = name.split("::", 1)
+        base, _, overload = op_name.partition(".")
+        packet = getattr(getattr(torch.ops, namespace), base)
+        target = getattr(packet, overload) if overload else packet
+        handle = direct_op(name.encode()) if module is not None and direct_op is not None else None
+        function = (_direct_op(target, module.call, module.bind(call_address, handle))
+                    if handle else target)
+        functions.setdefault(namespace, {}).setdefault(base, {})[overload] = function
+    namespaces = {}
+    for namespace, ops in functions.items():
+        members = {}
+        for base, overloads in ops.items():
+            # An op and its overloads as torch.ops has them: ns.name(...), ns.name.overload(...)
+            default = overloads.pop("", None)
+            if default is None:
+                members[base] = types.SimpleNamespace(**overloads)
+                continue
+            if not isinstance(default, torch._ops.OpOverloadPacket):
+                for overload, function in overloads.items():
+                    setattr(default, overload, function)
+            members[base] = default
+        namespaces[namespace] = types.SimpleNamespace(**members)
+    return types.SimpleNamespace(**namespaces)
+
+
+def direct_calls(library: Library) -> Optional[int]:
+    """How many eager calls of the library's ops took the direct path (``direct_ops``) so far, or
+    None where the library has no direct module."""
+    module = _eager_module(library)
+    return module.direct_calls() if module is not None else None
 
 
 # ---- evaluating a shape program over symbolic integers ----------------------------------------

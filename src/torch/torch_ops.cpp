@@ -10,10 +10,17 @@
 // on one device (a direct call) packs its signature, finds it, allocates the outputs and
 // launches. Every other call (a non-contiguous input, a CPU tensor, a bad argument, an op with
 // data-dependent extents) takes the full path, which reports errors.
+//
+// Calls from Python may skip the dispatcher too (autoplugin_torch_v1_direct_call, through the
+// module of src/torch/eager_module.cpp): a direct call of a kept signature, where the dispatcher
+// would only pass the call on to the CUDA kernel, is launched as the kernel launches it.
 #include <ATen/ATen.h>
 #include <ATen/core/stack.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/EmptyTensor.h>
+#include <ATen/record_function.h>
+#include <c10/core/GradMode.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/util/SmallVector.h>
 #include <cuda_runtime.h>
@@ -23,6 +30,7 @@
 #include <autoplugin/backend/shapes.h>
 #include <autoplugin/error.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstring>
@@ -33,6 +41,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -419,30 +428,51 @@ class Call {
   std::vector<BoundValues> bound_;
 };
 
-// The op of an operator: the declaration of the operator's name, validated.
-const Op& op_of(const c10::FunctionSchema& schema) {
-  std::string name = schema.name();
-  if (!schema.overload_name().empty()) name += "." + schema.overload_name();
-  const Op* op = find_op(name);
-  if (op == nullptr) {
+// One declared operator as the adapter keeps it: its op, found on the first call (declarations
+// validate after the library loads), and its signatures' Prepared, shared by the dispatcher's
+// kernels and the direct entry below.
+class OpState {
+ public:
+  explicit OpState(std::string name) : name_(std::move(name)) {}
+
+  // The op of the operator's name, validated, or null.
+  const Op* find() {
+    const Op* found = op_.load(std::memory_order_acquire);
+    if (found == nullptr) {
+      found = find_op(name_);
+      op_.store(found, std::memory_order_release);
+    }
+    return found;
+  }
+
+  // As find(), throwing the library's validation errors where the op did not validate.
+  const Op& op() {
+    if (const Op* found = find()) return *found;
     std::string errors;
     for (const std::string& e : registry().errors()) errors += "\n  " + e;
-    throw Error("op '" + name + "' did not validate:" + errors);
+    throw Error("op '" + name_ + "' did not validate:" + errors);
   }
-  return *op;
-}
 
-// The kernel of one operator (CUDA; on the CPU it refuses the call, naming the argument): finds
-// its op on the first call, then takes the direct path where it can.
+  SignatureCache& cache() { return cache_; }
+
+ private:
+  std::string name_;
+  std::atomic<const Op*> op_{nullptr};
+  SignatureCache cache_;
+};
+
+// The kernel of one operator (CUDA; on the CPU it refuses the call, naming the argument): the
+// direct path where the call's signature was kept, else the full path.
 class Kernel final : public c10::OperatorKernel {
  public:
+  explicit Kernel(OpState& state) : state_(state) {}
+
   void operator()(const c10::OperatorHandle& handle, c10::DispatchKeySet,
                   torch::jit::Stack* stack) {
-    const c10::FunctionSchema& schema = handle.schema();
-    const std::size_t num_arguments = schema.arguments().size();
+    const std::size_t num_arguments = handle.schema().arguments().size();
     Outputs outputs;
     try {
-      outputs = call(op(schema), torch::jit::last(*stack, num_arguments));
+      outputs = call(torch::jit::last(*stack, num_arguments));
     } catch (const c10::Error&) {
       throw;
     } catch (const std::exception& e) {
@@ -453,30 +483,21 @@ class Kernel final : public c10::OperatorKernel {
   }
 
  private:
-  const Op& op(const c10::FunctionSchema& schema) {
-    const Op* found = op_.load(std::memory_order_acquire);
-    if (found == nullptr) {
-      found = &op_of(schema);
-      op_.store(found, std::memory_order_release);
-    }
-    return *found;
-  }
-
-  Outputs call(const Op& op, at::ArrayRef<c10::IValue> arguments) {
+  Outputs call(at::ArrayRef<c10::IValue> arguments) {
+    const Op& op = state_.op();
     const std::uint64_t generation = tactic_generation.load(std::memory_order_acquire);
     Signature signature;
     DirectInputs inputs;
     if (!pack_direct_call(op, arguments, signature, inputs)) {
-      return Call(op, arguments).run(nullptr, cache_);
+      return Call(op, arguments).run(nullptr, state_.cache());
     }
-    const std::shared_ptr<const Prepared> prepared = cache_.find(signature, generation);
-    if (prepared == nullptr) return Call(op, arguments).run(&signature, cache_);
+    const std::shared_ptr<const Prepared> prepared = state_.cache().find(signature, generation);
+    if (prepared == nullptr) return Call(op, arguments).run(&signature, state_.cache());
     const c10::cuda::CUDAGuard guard(*inputs.device);
     return launch(op, *prepared, *inputs.device, inputs.refs, inputs.tensors);
   }
 
-  std::atomic<const Op*> op_{nullptr};
-  SignatureCache cache_;
+  OpState& state_;
 };
 
 // PyTorch libraries of this shared library, one per namespace and kind, alive while it is.
@@ -489,6 +510,7 @@ struct Libraries {
     torch::Library* cpu = nullptr;   // refusals
   };
   std::map<std::string, Namespace> by_namespace;
+  std::map<std::string, std::unique_ptr<OpState>, std::less<>> states;  // by qualified name
 
   void define(const std::string& schema_text) {
     const std::string ns = schema_text.substr(0, schema_text.find("::"));
@@ -505,11 +527,20 @@ struct Libraries {
       libraries.emplace_back(torch::Library::IMPL, ns, c10::DispatchKey::CPU, __FILE__, __LINE__);
       it->second.cpu = &libraries.back();
     }
+    const std::string qualified = ns + "::" + name;
+    OpState& state =
+        *states.try_emplace(qualified, std::make_unique<OpState>(qualified)).first->second;
     it->second.definitions->def(schema_text.c_str());
-    it->second.cuda->impl(name.c_str(),
-                          torch::CppFunction::makeFromBoxedFunctor(std::make_unique<Kernel>()));
+    it->second.cuda->impl(
+        name.c_str(), torch::CppFunction::makeFromBoxedFunctor(std::make_unique<Kernel>(state)));
     it->second.cpu->impl(name.c_str(),
-                         torch::CppFunction::makeFromBoxedFunctor(std::make_unique<Kernel>()));
+                         torch::CppFunction::makeFromBoxedFunctor(std::make_unique<Kernel>(state)));
+  }
+
+  OpState* state(std::string_view qualified) {
+    std::lock_guard lock(mutex);
+    const auto it = states.find(qualified);
+    return it == states.end() ? nullptr : it->second.get();
   }
 };
 
@@ -525,8 +556,89 @@ const bool registered = [] {
   return true;
 }();
 
+// Whether PyTorch's dispatcher would take a call with these arguments straight to the op's CUDA
+// kernel, through keys that change nothing for it: no input needs a gradient (or grad mode is
+// off), so autograd and ADInplaceOrView only pass it on; and no other key (autocast, a Python
+// mode or tensor subclass, functionalization, vmap, the JIT tracer, a conjugate or negative
+// view) comes first. Record-function callbacks (the profiler) are the dispatcher's too.
+bool dispatches_to_kernel(at::ArrayRef<c10::IValue> arguments) {
+  c10::DispatchKeySet keys;
+  bool needs_gradient = false;
+  for (const c10::IValue& value : arguments) {
+    if (!value.isTensor()) continue;
+    const at::Tensor& tensor = value.toTensor();
+    keys = keys | tensor.key_set();
+    needs_gradient = needs_gradient || tensor.requires_grad();
+  }
+  if (needs_gradient && c10::GradMode::is_enabled()) return false;
+  if (at::hasCallbacks()) return false;
+  const c10::impl::LocalDispatchKeySet local = c10::impl::tls_local_dispatch_key_set();
+  // BackendSelect (in the default included set) chooses kernels of factory ops only.
+  keys = ((keys | local.included_) - local.excluded_) -
+         c10::autograd_dispatch_keyset_with_ADInplaceOrView -
+         c10::DispatchKeySet(c10::DispatchKey::BackendSelect);
+  return keys.highestPriorityTypeId() == c10::DispatchKey::CUDA;
+}
+
+// What autoplugin_torch_v1_direct_call answers.
+enum DirectAnswer : int { kDirectError = -1, kNotDirect = 0, kDirectRan = 1 };
+
+int direct_call(OpState& state, at::ArrayRef<c10::IValue> arguments,
+                std::vector<at::Tensor>& outputs, std::string& error) noexcept {
+  try {
+    const Op* op = state.find();
+    if (op == nullptr || !dispatches_to_kernel(arguments)) return kNotDirect;
+    const std::uint64_t generation = tactic_generation.load(std::memory_order_acquire);
+    Signature signature;
+    DirectInputs inputs;
+    if (!pack_direct_call(*op, arguments, signature, inputs)) return kNotDirect;
+    const std::shared_ptr<const Prepared> prepared = state.cache().find(signature, generation);
+    // In-place outputs are the caller's tensors, whose version counters the dispatcher keeps.
+    if (prepared == nullptr || std::ranges::any_of(prepared->outputs, [](const PreparedOutput& p) {
+          return p.aliased >= 0;
+        })) {
+      return kNotDirect;
+    }
+    const c10::cuda::CUDAGuard guard(*inputs.device);
+    Outputs launched = launch(*op, *prepared, *inputs.device, inputs.refs, inputs.tensors);
+    outputs.assign(std::make_move_iterator(launched.begin()),
+                   std::make_move_iterator(launched.end()));
+    return kDirectRan;
+  } catch (const c10::Error& e) {
+    error = e.what_without_backtrace();
+  } catch (const std::exception& e) {
+    error = std::string("autoplugin: ") + e.what();
+  } catch (...) {
+    error = "autoplugin: an unknown exception";
+  }
+  return kDirectError;
+}
+
 }  // namespace
 }  // namespace autoplugin::torch_adapter
+
+// The direct entry of eager calls from Python (the module built beside each PyTorch op library,
+// src/torch/eager_module.cpp; both are built against the same PyTorch). The op of a qualified
+// name ("namespace::name"), or null where this library defines none.
+extern "C" __attribute__((visibility("default"))) void* autoplugin_torch_v1_direct_op(
+    const char* qualified_name) {
+  if (qualified_name == nullptr) return nullptr;
+  return autoplugin::torch_adapter::libraries().state(qualified_name);
+}
+
+// Runs a call of `op` (from autoplugin_torch_v1_direct_op) with `arguments` (c10::IValue[count],
+// in schema order) without the dispatcher, where the dispatcher would have reached the op's CUDA
+// kernel and the call's signature was kept by an earlier call through it: 1, with the returns in
+// `outputs` (std::vector<at::Tensor>*). 0 where the call must go through the dispatcher (nothing
+// was run); -1 where the launch failed, with the message in `error` (std::string*).
+extern "C" __attribute__((visibility("default"))) int autoplugin_torch_v1_direct_call(
+    void* op, const void* arguments, std::size_t count, void* outputs, void* error) {
+  using namespace autoplugin::torch_adapter;
+  return direct_call(*static_cast<OpState*>(op),
+                     at::ArrayRef<c10::IValue>(static_cast<const c10::IValue*>(arguments), count),
+                     *static_cast<std::vector<at::Tensor>*>(outputs),
+                     *static_cast<std::string*>(error));
+}
 
 // Chooses the launcher among an op's tactics (1, 2, ... as `describe` numbers them; 0 resets to
 // the first) for later calls from PyTorch. Returns 0, or -1 for an unknown op.

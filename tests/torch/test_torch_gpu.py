@@ -195,6 +195,93 @@ class OnTheGpu(unittest.TestCase):
         torch.testing.assert_close(torch.ops.torchtrt_ex.gelu_tanh(x),
                                    torch.nn.functional.gelu(x, approximate="tanh"))
 
+    def test_direct_calls_equal_torch_ops_calls_for_every_case(self):
+        import autoplugin.torch
+
+        direct = autoplugin.torch.direct_ops(self.library)
+        before = autoplugin.torch.direct_calls(self.library)
+        self.assertIsNotNone(before, "the library's direct module was not built beside it")
+        checked = 0
+        for name, case in self.examples.cases():
+            with self.subTest(op=name, case=case["name"]):
+                _, args, kwargs = self.case_call(name, case)
+                # Positional, as the direct path takes them; torch.ops' call keeps the signature.
+                schema = self.op(name).default._schema
+                positional = list(args) + [kwargs.get(a.name, a.default_value)
+                                           for a in schema.arguments[len(args):]]
+                expected = self.op(name)(*positional)
+                namespace, short = name.split("::")
+                actual = getattr(getattr(direct, namespace), short)(*positional)
+                expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
+                actual = list(actual) if isinstance(actual, (tuple, list)) else [actual]
+                self.assertEqual(len(actual), len(expected))
+                for a, e in zip(actual, expected):
+                    self.examples.assert_close(self, a, e, str(a.dtype).replace("torch.", ""),
+                                               case)
+                checked += 1
+        taken = autoplugin.torch.direct_calls(self.library) - before
+        print(f"direct calls: {checked} cases equal to torch.ops' calls, {taken} of them direct")
+        self.assertGreater(taken, checked // 2)
+
+    def test_the_direct_path_is_taken_only_where_the_dispatcher_passes_the_call_on(self):
+        import autoplugin.torch
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        torch = self.torch
+        direct = autoplugin.torch.direct_ops(self.library).torchtrt_ex
+        x = torch.randn(3, 41, device="cuda")  # a shape no other test calls it with
+        expected = torch.nn.functional.gelu(x, approximate="tanh")
+
+        def taken(call, wanted=expected):
+            before = autoplugin.torch.direct_calls(self.library)
+            torch.testing.assert_close(call(), wanted)
+            return autoplugin.torch.direct_calls(self.library) - before
+
+        self.assertEqual(taken(lambda: direct.gelu_tanh(x.clone())), 0)  # a new signature
+        self.assertEqual(taken(lambda: direct.gelu_tanh(x)), 1)
+        self.assertEqual(taken(lambda: direct.gelu_tanh(x=x)), 0)
+        self.assertEqual(taken(lambda: direct.gelu_tanh(torch.nn.Parameter(x, False))), 1)
+        with_grad = x.clone().requires_grad_()
+        self.assertEqual(taken(lambda: direct.gelu_tanh(with_grad).detach()), 0)
+        with torch.no_grad():
+            self.assertEqual(taken(lambda: direct.gelu_tanh(with_grad)), 1)
+        wide = torch.randn(41, 3, device="cuda").t()
+        self.assertEqual(taken(lambda: direct.gelu_tanh(wide),
+                               torch.nn.functional.gelu(wide, approximate="tanh")), 0)
+
+        class Sub(torch.Tensor):
+            pass
+
+        self.assertEqual(taken(lambda: direct.gelu_tanh(x.as_subclass(Sub)).as_subclass(
+            torch.Tensor)), 0)
+        with torch.device("cuda"):  # a torch function mode
+            self.assertEqual(taken(lambda: direct.gelu_tanh(x)), 0)
+        with torch.autocast("cuda"):
+            self.assertEqual(taken(lambda: direct.gelu_tanh(x)), 0)
+
+        seen = []
+
+        class Recording(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                seen.append(str(func))
+                return func(*args, **(kwargs or {}))
+
+        with Recording():
+            self.assertEqual(taken(lambda: direct.gelu_tanh(x)), 0)
+        self.assertIn("torchtrt_ex.gelu_tanh.default", seen)
+        with torch.profiler.profile() as profile:
+            self.assertEqual(taken(lambda: direct.gelu_tanh(x)), 0)
+        self.assertIn("torchtrt_ex::gelu_tanh", [e.name for e in profile.events()])
+        # The same launch failure either way, naming the op and the argument.
+        for call in (torch.ops.torchtrt_ex.circular_pad, direct.circular_pad):
+            with self.assertRaisesRegex(RuntimeError, "circular padding wraps around at most once"):
+                call(torch.zeros(2, 3, device="cuda"), [4, 4])
+
+        torch._dynamo.reset()
+        compiled = torch.compile(lambda t: direct.gelu_tanh(t) * 2, fullgraph=True)
+        self.assertEqual(taken(lambda: compiled(x), expected * 2), 0)
+        self.assertEqual(sum(torch._dynamo.utils.counters["graph_break"].values()), 0)
+
     def test_calls_that_differ_in_one_value_are_not_confused(self):
         # What a call computes from its signature is kept: each differing value must count.
         torch = self.torch

@@ -139,3 +139,54 @@ class Tracing(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, r"op 'torchtrt_ex::gelu_tanh': argument 'x': "
                                                   r"expected a CUDA tensor, got one on cpu"):
             self.ops.gelu_tanh(self.torch.zeros(3))
+
+
+class DirectOpsWithoutAGpu(unittest.TestCase):
+    """autoplugin.torch.direct_ops where no call can be direct (CPU and meta tensors, tracing):
+    each op answers as torch.ops' does. The direct path itself runs in test_torch_gpu.py."""
+
+    @classmethod
+    def setUpClass(cls):
+        import torch
+
+        import autoplugin.torch
+
+        cls.torch = torch
+        cls.autoplugin_torch = autoplugin.torch
+        cls.library = autoplugin.torch.load_library(LIBRARY)
+        cls.direct = autoplugin.torch.direct_ops(cls.library).torchtrt_ex
+
+    def test_the_direct_module_is_built_beside_the_library(self):
+        # CTest's build has Python's headers (the venv's interpreter); without them the module
+        # is not built and direct_calls is None.
+        self.assertEqual(self.autoplugin_torch.direct_calls(self.library), 0)
+        self.assertNotIsInstance(self.direct.gelu_tanh, self.torch._ops.OpOverloadPacket)
+
+    def test_every_op_of_the_library_is_there(self):
+        names = {name.split("::")[1] for name in self.library.ops}
+        self.assertEqual(names, set(vars(self.direct)))
+
+    def test_calls_that_cannot_be_direct_are_torch_ops_calls(self):
+        torch = self.torch
+        with self.assertRaisesRegex(RuntimeError, r"op 'torchtrt_ex::gelu_tanh': argument 'x': "
+                                                  r"expected a CUDA tensor, got one on cpu"):
+            self.direct.gelu_tanh(torch.zeros(3))
+        x = torch.empty(2, 3, 5, 7, device="meta")
+        self.assertEqual(tuple(self.direct.circular_pad(x, [1, 1, 2, 2]).shape), (2, 3, 9, 9))
+        with self.assertRaisesRegex(RuntimeError, r"rounding is \"none\", \"floor\" or "
+                                                  r"\"nearest\", not \"up\""):
+            self.direct.scale_shift(torch.empty(2, 3, device="meta"), rounding="up")
+        self.assertEqual(self.autoplugin_torch.direct_calls(self.library), 0)
+
+    def test_export_records_the_op_itself(self):
+        torch = self.torch
+        direct = self.direct
+
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                return direct.gelu_tanh(direct.circular_pad(x, [1, 1]))
+
+        program = torch.export.export(Model(), (torch.zeros(2, 4),))
+        targets = [str(node.target) for node in program.graph.nodes if node.op == "call_function"]
+        self.assertEqual(targets, ["torchtrt_ex.circular_pad.default",
+                                   "torchtrt_ex.gelu_tanh.default"])
