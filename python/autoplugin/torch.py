@@ -66,34 +66,44 @@ _eager_modules: Dict[str, Any] = {}
 
 
 def _eager_module(library: Library) -> Optional[Any]:
-    """The module built beside the library (libNAME_eager.so), or None where it was not built."""
-    with _lock:
-        if library.path not in _eager_modules:
-            base, extension = os.path.splitext(library.path)
-            path = base + "_eager" + extension
-            module = None
-            if os.path.exists(path):
-                spec = importlib.util.spec_from_file_location("_autoplugin_eager", path)
-                module = importlib.util.module_from_spec(spec)
-                spec.loader.exec_module(module)
-            _eager_modules[library.path] = module
-        return _eager_modules[library.path]
+    """The module built beside the library (libNAME_eager.so), or None where it was not built.
+    With _lock held."""
+    if library.path not in _eager_modules:
+        base, extension = os.path.splitext(library.path)
+        path = base + "_eager" + extension
+        module = None
+        if os.path.exists(path):
+            spec = importlib.util.spec_from_file_location("_autoplugin_eager", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+        _eager_modules[library.path] = module
+    return _eager_modules[library.path]
 
 
-def _direct_op(packet, call, bound):
-    is_compiling = torch.compiler.is_compiling
+def _direct_op(module, call_address, handle, target, name):
+    """The op's function from the direct module; torch.compile traces `target` in its place."""
+    function = module.op(call_address, handle, target, name)
 
-    def op(*args, **kwargs):
-        # torch.compile traces the torch.ops call; keyword arguments are torch.ops' to match.
-        if not kwargs and not is_compiling():
-            result = call(bound, args)
-            if result is not None:
-                return result
-        return packet(*args, **kwargs)
+    def traced(*args, **kwargs):
+        return target(*args, **kwargs)
 
-    op.__name__ = op.__qualname__ = str(packet).rsplit(".", 1)[-1]
-    op.__doc__ = f"{packet}, called directly where PyTorch's dispatcher would only pass it on."
-    return op
+    torch.compiler.substitute_in_graph(function, skip_signature_check=True)(traced)
+    return function
+
+
+_direct_namespaces: Dict[str, types.SimpleNamespace] = {}
+
+
+class _WithOverloads:
+    """An op whose name has overloads too, as torch.ops has it: called, the op; its attributes,
+    the overloads."""
+
+    def __init__(self, default, overloads):
+        self._default = default
+        self.__dict__.update(overloads)
+
+    def __call__(self, *args, **kwargs):
+        return self._default(*args, **kwargs)
 
 
 def direct_ops(library: Library) -> types.SimpleNamespace:
@@ -108,9 +118,20 @@ def direct_ops(library: Library) -> types.SimpleNamespace:
     attribute values) of an earlier call through ``torch.ops``. Every other call, and every call
     under torch.compile, is ``torch.ops``' own: results and errors are the same either way.
     Where the library was built without its direct module (``libNAME_eager.so``: it needs
-    Python's development headers), each op is ``torch.ops``'.
+    Python's development headers), or PyTorch is older than 2.5 (no
+    ``torch.compiler.substitute_in_graph``), each op is ``torch.ops``'. The same object for the
+    same library.
     """
+    with _lock:
+        if library.path not in _direct_namespaces:
+            _direct_namespaces[library.path] = _make_direct_ops(library)
+        return _direct_namespaces[library.path]
+
+
+def _make_direct_ops(library: Library) -> types.SimpleNamespace:
     module = _eager_module(library)
+    if not hasattr(torch.compiler, "substitute_in_graph"):
+        module = None
     direct_op = getattr(library._dll, "autoplugin_torch_v1_direct_op", None)
     if module is not None and direct_op is not None:
         direct_op.restype = ctypes.c_void_p
@@ -125,7 +146,7 @@ def direct_ops(library: Library) -> types.SimpleNamespace:
         packet = getattr(getattr(torch.ops, namespace), base)
         target = getattr(packet, overload) if overload else packet
         handle = direct_op(name.encode()) if module is not None and direct_op is not None else None
-        function = (_direct_op(target, module.call, module.bind(call_address, handle))
+        function = (_direct_op(module, call_address, handle, target, op_name)
                     if handle else target)
         functions.setdefault(namespace, {}).setdefault(base, {})[overload] = function
     namespaces = {}
@@ -137,10 +158,8 @@ def direct_ops(library: Library) -> types.SimpleNamespace:
             if default is None:
                 members[base] = types.SimpleNamespace(**overloads)
                 continue
-            if not isinstance(default, torch._ops.OpOverloadPacket):
-                for overload, function in overloads.items():
-                    setattr(default, overload, function)
-            members[base] = default
+            direct = not isinstance(default, torch._ops.OpOverloadPacket)
+            members[base] = _WithOverloads(default, overloads) if direct and overloads else default
         namespaces[namespace] = types.SimpleNamespace(**members)
     return types.SimpleNamespace(**namespaces)
 
@@ -148,7 +167,8 @@ def direct_ops(library: Library) -> types.SimpleNamespace:
 def direct_calls(library: Library) -> Optional[int]:
     """How many eager calls of the library's ops took the direct path (``direct_ops``) so far, or
     None where the library has no direct module."""
-    module = _eager_module(library)
+    with _lock:
+        module = _eager_module(library)
     return module.direct_calls() if module is not None else None
 
 

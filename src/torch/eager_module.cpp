@@ -1,11 +1,11 @@
 // The Python module `_autoplugin_eager`, built beside each PyTorch op library where Python's
 // headers are found (autoplugin_add_torch_library): the direct path of an eager call from Python.
-// `autoplugin.torch.direct_ops` calls `call(bound, args)` first; it converts the arguments to
-// IValues and hands them to the op library's autoplugin_torch_v1_direct_call, which launches
-// without PyTorch's dispatcher where the dispatcher would only have passed the call on to the
-// op's CUDA kernel. None means "not taken": the caller then calls the op through torch.ops,
-// which handles every other case (keyword arguments, tensor subclasses and modes, gradients, a
-// signature not seen before, errors).
+// `op(...)` makes the function of one op (`autoplugin.torch.direct_ops`): it converts a call's
+// positional arguments to IValues and hands them to the op library's
+// autoplugin_torch_v1_direct_call, which launches without PyTorch's dispatcher where the
+// dispatcher would only have passed the call on to the op's CUDA kernel; every other call
+// (keyword arguments, tensor subclasses and modes, gradients, a signature not seen before) is
+// passed to the op in torch.ops, which handles it and reports its errors.
 #include <Python.h>
 
 #include <ATen/PythonTorchFunctionTLS.h>
@@ -24,14 +24,6 @@ namespace {
 
 using DirectCall = int (*)(void* op, const void* arguments, std::size_t count, void* outputs,
                            void* error);
-
-// One op of one library: its direct entry and the op's handle there.
-struct Bound {
-  DirectCall call;
-  void* op;
-};
-
-constexpr const char* kCapsuleName = "autoplugin.eager.Bound";
 
 std::atomic<std::uint64_t> direct_calls{0};
 
@@ -101,55 +93,39 @@ std::optional<c10::IValue> argument_value(PyObject* object) {
   return std::nullopt;
 }
 
-// bind(call_address, op_address) -> an opaque handle for call().
-PyObject* bind(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 2) {
-    PyErr_SetString(PyExc_TypeError, "bind(call_address, op_address) takes 2 arguments");
-    return nullptr;
-  }
-  void* call = PyLong_AsVoidPtr(args[0]);
-  void* op = PyLong_AsVoidPtr(args[1]);
-  if (PyErr_Occurred() != nullptr) return nullptr;
-  if (call == nullptr || op == nullptr) {
-    PyErr_SetString(PyExc_ValueError, "bind: the direct entry and the op must not be null");
-    return nullptr;
-  }
-  auto* bound = new Bound{reinterpret_cast<DirectCall>(call), op};
-  PyObject* capsule = PyCapsule_New(bound, kCapsuleName, [](PyObject* self) {
-    delete static_cast<Bound*>(PyCapsule_GetPointer(self, kCapsuleName));
-  });
-  if (capsule == nullptr) delete bound;
-  return capsule;
-}
+// One op of one library: its direct entry, the op's handle there, and the op as torch.ops has
+// it (the call every call that is not direct becomes). The `self` of the op's function.
+struct DirectOp {
+  DirectCall call;
+  void* op;
+  PyObject* target;
+  std::string name;
+  PyMethodDef method;
+};
 
-// call(bound, args) -> the op's return (a tensor, or a tuple of them), or None where the call was
-// not taken.
-PyObject* call(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 2 || !PyTuple_CheckExact(args[1])) {
-    PyErr_SetString(PyExc_TypeError, "call(bound, args) takes a handle and a tuple");
-    return nullptr;
-  }
-  const auto* bound = static_cast<const Bound*>(PyCapsule_GetPointer(args[0], kCapsuleName));
-  if (bound == nullptr) return nullptr;
+constexpr const char* kCapsuleName = "autoplugin.eager.DirectOp";
+
+// The direct path of one call: the op's return (a tensor, or a tuple of them), null with a
+// Python error set, or std::nullopt where the call must go through torch.ops.
+std::optional<PyObject*> direct_call(const DirectOp& op, PyObject* const* args, Py_ssize_t nargs) {
   // A torch function mode (TorchFunctionMode, `with torch.device(...)`) sees every call.
-  if (at::impl::torch_function_mode_enabled()) Py_RETURN_NONE;
-  const Py_ssize_t count = PyTuple_GET_SIZE(args[1]);
+  if (at::impl::torch_function_mode_enabled()) return std::nullopt;
   c10::SmallVector<c10::IValue, 8> arguments;
-  for (Py_ssize_t i = 0; i < count; ++i) {
-    std::optional<c10::IValue> value = argument_value(PyTuple_GET_ITEM(args[1], i));
-    if (!value) Py_RETURN_NONE;
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    std::optional<c10::IValue> value = argument_value(args[i]);
+    if (!value) return std::nullopt;
     arguments.push_back(std::move(*value));
   }
   std::vector<at::Tensor> outputs;
   std::string error;
   int answer = 0;
   Py_BEGIN_ALLOW_THREADS answer =
-      bound->call(bound->op, arguments.data(), arguments.size(), &outputs, &error);
+      op.call(op.op, arguments.data(), arguments.size(), &outputs, &error);
   Py_END_ALLOW_THREADS if (answer < 0) {
     PyErr_SetString(PyExc_RuntimeError, error.c_str());
     return nullptr;
   }
-  if (answer == 0) Py_RETURN_NONE;
+  if (answer == 0) return std::nullopt;
   direct_calls.fetch_add(1, std::memory_order_relaxed);
   if (outputs.size() == 1) return THPVariable_Wrap(std::move(outputs[0]));
   PyObject* tuple = PyTuple_New(Py_ssize_t(outputs.size()));
@@ -165,16 +141,62 @@ PyObject* call(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   return tuple;
 }
 
+// The op's function: the direct path for positional calls, else (and where it is not taken) the
+// torch.ops op with the same arguments.
+PyObject* call_op(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  const auto* op = static_cast<const DirectOp*>(PyCapsule_GetPointer(self, kCapsuleName));
+  if (op == nullptr) return nullptr;
+  if (kwnames == nullptr || PyTuple_GET_SIZE(kwnames) == 0) {
+    if (std::optional<PyObject*> result = direct_call(*op, args, nargs)) return *result;
+  }
+  return PyObject_Vectorcall(op->target, args, std::size_t(nargs), kwnames);
+}
+
+// op(call_address, op_address, target, name) -> the op's function, a builtin named `name`.
+PyObject* make_op(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 4 || !PyUnicode_Check(args[3])) {
+    PyErr_SetString(PyExc_TypeError, "op(call_address, op_address, target, name)");
+    return nullptr;
+  }
+  void* call = PyLong_AsVoidPtr(args[0]);
+  void* handle = PyLong_AsVoidPtr(args[1]);
+  const char* name = PyUnicode_AsUTF8(args[3]);
+  if (PyErr_Occurred() != nullptr) return nullptr;
+  if (call == nullptr || handle == nullptr) {
+    PyErr_SetString(PyExc_ValueError, "op: the direct entry and the op must not be null");
+    return nullptr;
+  }
+  auto* op = new DirectOp{reinterpret_cast<DirectCall>(call), handle, args[2], name, {}};
+  Py_INCREF(op->target);
+  op->method = {op->name.c_str(),
+                reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(call_op)),
+                METH_FASTCALL | METH_KEYWORDS,
+                "An autoplugin op, called directly where PyTorch's dispatcher would only pass the "
+                "call on (autoplugin.torch.direct_ops)."};
+  PyObject* capsule = PyCapsule_New(op, kCapsuleName, [](PyObject* self) {
+    auto* owned = static_cast<DirectOp*>(PyCapsule_GetPointer(self, kCapsuleName));
+    Py_DECREF(owned->target);
+    delete owned;
+  });
+  if (capsule == nullptr) {
+    Py_DECREF(op->target);
+    delete op;
+    return nullptr;
+  }
+  PyObject* function = PyCFunction_New(&op->method, capsule);
+  Py_DECREF(capsule);  // the function holds it
+  return function;
+}
+
 // How many calls this module ran directly (for tests).
 PyObject* count_direct_calls(PyObject*, PyObject*) {
   return PyLong_FromUnsignedLongLong(direct_calls.load(std::memory_order_relaxed));
 }
 
 PyMethodDef methods[] = {
-    {"bind", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(bind)), METH_FASTCALL,
-     "bind(call_address, op_address): a handle for call()"},
-    {"call", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(call)), METH_FASTCALL,
-     "call(handle, args): the op's return, or None where the call must go through torch.ops"},
+    {"op", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(make_op)), METH_FASTCALL,
+     "op(call_address, op_address, target, name): the op's function, which calls `target` (the "
+     "op in torch.ops) where the call is not direct"},
     {"direct_calls", count_direct_calls, METH_NOARGS, "how many calls ran directly"},
     {nullptr, nullptr, 0, nullptr}};
 

@@ -178,6 +178,19 @@ class DirectOpsWithoutAGpu(unittest.TestCase):
             self.direct.scale_shift(torch.empty(2, 3, device="meta"), rounding="up")
         self.assertEqual(self.autoplugin_torch.direct_calls(self.library), 0)
 
+    def test_the_same_object_for_the_same_library(self):
+        self.assertIs(self.autoplugin_torch.direct_ops(self.library).torchtrt_ex, self.direct)
+
+    def test_compile_traces_the_op_without_a_graph_break(self):
+        torch = self.torch
+        direct = self.direct
+        torch._dynamo.reset()
+        torch._dynamo.utils.counters.clear()
+        compiled = torch.compile(lambda x: direct.circular_pad(x, [1, 1]) * 2, fullgraph=True,
+                                 backend="eager")
+        self.assertEqual(tuple(compiled(torch.empty(3, 5, device="meta")).shape), (3, 7))
+        self.assertEqual(sum(torch._dynamo.utils.counters["graph_break"].values()), 0)
+
     def test_export_records_the_op_itself(self):
         torch = self.torch
         direct = self.direct
@@ -186,7 +199,9 @@ class DirectOpsWithoutAGpu(unittest.TestCase):
             def forward(self, x):
                 return direct.gelu_tanh(direct.circular_pad(x, [1, 1]))
 
-        program = torch.export.export(Model(), (torch.zeros(2, 4),))
-        targets = [str(node.target) for node in program.graph.nodes if node.op == "call_function"]
-        self.assertEqual(targets, ["torchtrt_ex.circular_pad.default",
-                                   "torchtrt_ex.gelu_tanh.default"])
+        for strict in (False, True):  # strict: through torch.compile's tracer
+            program = torch.export.export(Model(), (torch.zeros(2, 4),), strict=strict)
+            targets = [str(node.target) for node in program.graph.nodes
+                       if node.op == "call_function"]
+            self.assertEqual(targets, ["torchtrt_ex.circular_pad.default",
+                                       "torchtrt_ex.gelu_tanh.default"])
