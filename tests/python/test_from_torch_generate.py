@@ -137,6 +137,26 @@ class StructureTest(unittest.TestCase):
         self.assertIn("/* negate  */ static_cast<bool>(negate));", cpp)
 
 
+    def test_an_optional_string_selects_a_structure_none_included(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(os.path.join(os.path.dirname(__file__),
+                                             "from_torch_structures.py"), "--out", out,
+                                "--op", "test::activate", "--no-artefacts")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            with open(os.path.join(out, "activate", "activate.cpp")) as f:
+                cpp = f.read()
+            with open(os.path.join(out, "activate", "cases.json")) as f:
+                cases = json.load(f)["cases"]
+        self.assertIn('AUTOPLUGIN_OP("test::activate(Tensor x, str? activation=None) -> Tensor"',
+                      cpp)
+        self.assertIn("std::optional<std::string_view> activation", cpp)
+        self.assertIn("if (x.rank() == 2 && !activation.has_value()) {", cpp)
+        self.assertIn('if (x.rank() == 2 && activation.has_value() && *activation == "silu") {',
+                      cpp)
+        self.assertIn("(x of rank 2, activation = None) or (x of rank 2, activation = 'relu')",
+                      cpp)
+        self.assertEqual({c["attributes"]["activation"] for c in cases}, {None, "relu", "silu"})
+
     def test_extents_a_fake_requires_equal(self):
         with tempfile.TemporaryDirectory() as out:
             result = from_torch(os.path.join(os.path.dirname(__file__),

@@ -73,7 +73,7 @@ TYPE_KINDS = {
 }
 # Optional scalars: None is part of the structure, as an absent Tensor? is.
 OPTIONAL_KINDS = {"Optional[int]": "int", "Optional[SymInt]": "int", "Optional[float]": "float",
-                  "Optional[bool]": "bool"}
+                  "Optional[bool]": "bool", "Optional[str]": "str"}
 
 
 # Names an argument cannot have in the generated C++: C++ keywords a Python name may be, and the
@@ -100,7 +100,7 @@ def _arguments(qualname, schema):
         if kind is None:
             raise GenerationError(f"op '{qualname}': argument '{argument.name}' has type "
                                   f"{argument.type}, which from-torch does not generate "
-                                  "(supported: Tensor, int, float, bool, their Optional, str, "
+                                  "(supported: Tensor, int, float, bool, str, their Optional, "
                                   "int[], float[], bool[]); change it to one of these")
         if argument.name in CPP_RESERVED:
             raise GenerationError(f"op '{qualname}': argument '{argument.name}' has a name that "

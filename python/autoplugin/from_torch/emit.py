@@ -63,6 +63,10 @@ def _structure_condition(op, example, in_shape_function):
             if argument.structural:
                 parts += [f"{argument.name}[{k}] == {v}"
                           for k, v in enumerate(example[argument.name])]
+        elif argument.kind == "str" and argument.optional:
+            value = example[argument.name]
+            parts.append(f"!{argument.name}.has_value()" if value is None else
+                         f"{argument.name}.has_value() && *{argument.name} == {json.dumps(value)}")
         elif argument.kind == "str":
             parts.append(f"{argument.name} == {json.dumps(example[argument.name])}")
         elif argument.optional and example[argument.name] is None:
@@ -85,6 +89,8 @@ def _structure_text(op, example):
             parts.append(f"{argument.name} absent")
         elif example[argument.name] is None:
             parts.append(f"{argument.name} = None")
+        elif argument.kind == "str":
+            parts.append(f"{argument.name} = '{example[argument.name]}'")
         elif argument.kind != "Tensor" and argument.optional and not argument.structural:
             parts.append(f"{argument.name} given")
         elif argument.kind == "Tensor":
@@ -93,8 +99,6 @@ def _structure_text(op, example):
             parts.append(f"{argument.name} = {example[argument.name]}")
         elif argument.kind.endswith("[]"):
             parts.append(f"{argument.name} of length {len(example[argument.name])}")
-        elif argument.kind == "str":
-            parts.append(f"{argument.name} = '{example[argument.name]}'")
         elif argument.structural:
             parts.append(f"{argument.name} = {example[argument.name]}")
     return ", ".join(parts) or "every input"
