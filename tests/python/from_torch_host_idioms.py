@@ -13,12 +13,17 @@ another constant block that the samples cannot tell from it (Triton's matmul's E
 grouped-query attention's query heads per key head, one extent divided by another; and a bool
 attribute whose other value takes a branch that does not convert (SGLang's column-major scales,
 a transposed view); and a grid over the heads of two inputs (vLLM's rotary embedding: query
-heads, then key heads)."""
+heads, then key heads); and a reflection pad whose fake is F.pad's own (its requirements are
+bounds: each padded extent longer than its padding) with a block of the padded width, which
+converts with the padding held at the example's value; and DyT's own grid, tiles of its block
+that changes with the size (`cdiv(n, BLOCK)`), which samples missing the middle step cannot
+tell from tiles of 2048."""
 import functools
 import math
-from typing import Sequence
+from typing import List, Sequence
 
 import torch
+import torch.nn.functional as F
 import triton
 import triton.language as tl
 
@@ -35,7 +40,9 @@ AUTOPLUGIN_EXAMPLES = ["test::no_specialize(x=[300, 70], scale=0.5)",
                        "test::even_k(a=[64, 384])",
                        "test::grouped_heads(q=[2, 32, 64], k=[2, 8, 64])",
                        "test::row_scales(x=[16, 256])",
-                       "test::both_heads(q=[8, 256], k=[8, 64], head_size=32)"]
+                       "test::both_heads(q=[8, 256], k=[8, 64], head_size=32)",
+                       "test::reflect_rows(x=[8, 300], padding=[2, 3])",
+                       "test::tiled_caps(x=[4, 768])"]
 
 
 @triton.jit(do_not_specialize=["n"])
@@ -131,10 +138,14 @@ def _(x, dims):
 
 
 def ensure_contiguous(function):
+    # Liger's: the first argument taken by position (its autograd ctx), so the body must be
+    # called as PyTorch calls it, not by keywords
     @functools.wraps(function)
-    def wrapper(*args, **kwargs):
+    def wrapper(first, *args, **kwargs):
         args = [a.contiguous() if isinstance(a, torch.Tensor) else a for a in args]
-        return function(*args, **kwargs)
+        kwargs = {k: v.contiguous() if isinstance(v, torch.Tensor) else v
+                  for k, v in kwargs.items()}
+        return function(first.contiguous(), *args, **kwargs)
     return wrapper
 
 
@@ -393,3 +404,54 @@ def _(q, k, head_size):
     torch._check(q.shape[0] == k.shape[0])
     torch._check(q.shape[-1] % 32 == 0)
     torch._check(k.shape[-1] % 32 == 0)
+
+
+@triton.jit
+def reflect_rows_kernel(x_ptr, out_ptr, W, W_out, pad_left, BLOCK_W: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.program_id(1) * BLOCK_W + tl.arange(0, BLOCK_W)
+    mask = cols < W_out
+    source = cols - pad_left
+    source = tl.where(source < 0, -source, source)
+    source = tl.where(source >= W, 2 * (W - 1) - source, source)
+    tl.store(out_ptr + row * W_out + cols, tl.load(x_ptr + row * W + source, mask=mask),
+             mask=mask)
+
+
+@torch.library.custom_op("test::reflect_rows", mutates_args=())
+def reflect_rows(x: torch.Tensor, padding: List[int]) -> torch.Tensor:
+    W = x.shape[-1]
+    W_out = W + padding[0] + padding[1]
+    out = x.new_empty((x.shape[0], W_out))
+    BLOCK_W = min(triton.next_power_of_2(W_out), 1024)
+    reflect_rows_kernel[(x.shape[0], triton.cdiv(W_out, BLOCK_W))](x, out, W, W_out, padding[0],
+                                                                  BLOCK_W=BLOCK_W)
+    return out
+
+
+@reflect_rows.register_fake
+def _(x, padding):
+    return F.pad(x, padding, mode="reflect")
+
+
+@triton.jit
+def tile_halves_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    cols = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    row = tl.program_id(1) * n_cols
+    mask = cols < n_cols
+    tl.store(out_ptr + row + cols, tl.load(x_ptr + row + cols, mask=mask) * 0.5, mask=mask)
+
+
+@torch.library.custom_op("test::tiled_caps", mutates_args=())
+def tiled_caps(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    rows, n = x.shape
+    block = min(triton.next_power_of_2(n), 2048 if n >= 4096 else 1024)
+    tile_halves_kernel[(triton.cdiv(n, block), rows)](x, out, n, BLOCK=block)
+    return out
+
+
+@tiled_caps.register_fake
+def _(x):
+    torch._check(x.dim() == 2)
+    return torch.empty_like(x)

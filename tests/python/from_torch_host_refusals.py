@@ -6,7 +6,10 @@ output as what PyTorch computes (`x + 1`), `scaled_copy` scales its output with 
 kernel: a plugin runs the kernels only; `transposed_copy` returns a transposed view of what its
 kernel writes (a plugin's output is contiguous in its shape); `head_set_copy`'s fake allows a set
 of 32 sizes (`in range(8, 257, 8)`), which its trace turns into the example's size, and which is
-too many to compile a variant each (a set of up to 16, as attention kernels' head sizes, is)."""
+too many to compile a variant each (a set of up to 16, as attention kernels' head sizes, is);
+`rows_by_element_size` runs one block per row up to `65536 // x.element_size()` columns and a
+loop over blocks past it (Liger's softmax): with float16 first in --dtypes, float32 would get
+float16's limit."""
 import torch
 import triton
 import triton.language as tl
@@ -14,7 +17,8 @@ import triton.language as tl
 AUTOPLUGIN_EXAMPLES = ["test::aligned_copy(x=[8, 64])", "test::upcast_copy(x=[8, 64])",
                        "test::row_sums_total(x=[8, 64])", "test::shifted_copy(x=[8, 64])",
                        "test::scaled_copy(x=[8, 64])", "test::transposed_copy(x=[8, 64])",
-                       "test::head_set_copy(x=[8, 64])", "test::unless_one(x=[8, 64], g=[])"]
+                       "test::head_set_copy(x=[8, 64])", "test::unless_one(x=[8, 64], g=[])",
+                       "test::rows_by_element_size(x=[8, 1000])"]
 
 
 @triton.jit
@@ -123,4 +127,39 @@ def unless_one(x: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
 
 @unless_one.register_fake
 def _(x, g):
+    return torch.empty_like(x)
+
+
+@triton.jit
+def row_block_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    row = tl.program_id(0) * n_cols
+    mask = cols < n_cols
+    tl.store(y_ptr + row + cols, tl.load(x_ptr + row + cols, mask=mask), mask=mask)
+
+
+@triton.jit
+def row_loop_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0) * n_cols
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        tl.store(y_ptr + row + cols, tl.load(x_ptr + row + cols, mask=cols < n_cols),
+                 mask=cols < n_cols)
+
+
+@torch.library.custom_op("test::rows_by_element_size", mutates_args=())
+def rows_by_element_size(x: torch.Tensor) -> torch.Tensor:
+    rows, n_cols = x.shape
+    out = torch.empty_like(x)
+    limit = 65536 // x.element_size()
+    block = triton.next_power_of_2(n_cols)
+    if block <= limit:
+        row_block_kernel[(rows,)](x, out, n_cols, BLOCK=block)
+    else:
+        row_loop_kernel[(rows,)](x, out, n_cols, BLOCK=limit)
+    return out
+
+
+@rows_by_element_size.register_fake
+def _(x):
     return torch.empty_like(x)

@@ -302,6 +302,18 @@ class HostIdiomsTest(GeneratedModules):
         cpp, _, _ = generated(self.out, "both_heads")
         self.assertIn("make_grid(q.size(0), floor_div(q.size(1), head_size) + "
                       "floor_div(k.size(1), head_size))", cpp)
+        # F.pad's bounds met at the sampled points (the long axis's others raised past the
+        # padding); the block of the padded width, with the padding held at the example's
+        cpp, _, _ = generated(self.out, "reflect_rows")
+        self.assertIn("padding.size() == 2 && padding[0] == 2 && padding[1] == 3", cpp)
+        self.assertIn("select(std::min<std::int64_t>(std::max<std::int64_t>("
+                      "ap::triton::next_power_of_2(x.size(1) + 5), ", cpp)
+        self.assertIn("make_grid(x.size(0), ap::triton::cdiv(out.size(1), 1024))", cpp)
+        # tiles of a block that is a step function of the size: the block's own chain
+        cpp, _, _ = generated(self.out, "tiled_caps")
+        chain = ("(x.size(1) <= 512 ? ap::triton::next_power_of_2(x.size(1)) : x.size(1) <= "
+                 "4095 ? std::int64_t{1024} : std::int64_t{2048})")
+        self.assertIn(f"make_grid(ap::triton::cdiv(x.size(1), {chain}), x.size(0))", cpp)
 
 
 class PythonApiTest(unittest.TestCase):
@@ -430,13 +442,13 @@ class HostRefusalTest(unittest.TestCase):
     def test_host_code_refusals_say_what_to_change(self):
         stderr = self.refused("test::aligned_copy")
         self.assertIn("its host code rejects sizes the plugin would accept", stderr)
-        self.assertIn('at from_torch_host_refusals.py:29 (assert x.shape[-1] % 4 == 0, "rows '
+        self.assertIn('at from_torch_host_refusals.py:33 (assert x.shape[-1] % 4 == 0, "rows '
                       'of a multiple of 4"): AssertionError', stderr)
         self.assertIn("State that condition in the fake implementation (torch._check(...))",
                       stderr)
         stderr = self.refused("test::upcast_copy", "--dtypes", "float32,float16")
         self.assertIn("argument 'x_ptr' of kernel 'copy_kernel' (from_torch_host_refusals.py:"
-                      "43: ", stderr)
+                      "47: ", stderr)
         self.assertIn("is, for float16 inputs, a tensor the host code computes with 'float'",
                       stderr)
         self.assertIn("make it an input of the op", stderr)
@@ -454,6 +466,14 @@ class HostRefusalTest(unittest.TestCase):
             self.assertIn("the kernel write the output in its own layout"
                           if op == "test::transposed_copy" else
                           "a plugin runs the kernels only", stderr)
+
+    def test_a_block_limit_that_follows_the_element_size_is_refused(self):
+        # float16 first: the family is probed in float16 up to 32768 columns, where float32's
+        # host code runs the loop kernel instead
+        stderr = self.refused("test::rows_by_element_size", "--dtypes", "float16,float32")
+        self.assertIn("the host code runs row_block_kernel with BLOCK in float16 but in float32 "
+                      "launches ['row_loop_kernel']", stderr)
+        self.assertIn("generate each dtype in a project of its own (--dtypes float32)", stderr)
 
     def test_a_tensor_made_from_python_data_on_the_gpu_is_of_unknown_contents(self):
         # (not a constant: its operations would need a GPU at generation time)

@@ -305,10 +305,12 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
             if floored:
                 cpp = f"std::max<std::int64_t>({cpp}, {floor})"
             try:
-                return _powers_of_two(op, name, cpp, bounded, floor if floored else 1,
-                                      lambda env, a=atom: env.atoms[a],
-                                      lambda value, exact=True, a=atom: probe(a, value),
-                                      max_block, context)
+                found = _powers_of_two(op, name, cpp, bounded, floor if floored else 1,
+                                       lambda env, a=atom: env.atoms[a],
+                                       lambda value, exact=True, a=atom: probe(a, value),
+                                       max_block, context)
+                _family_fits_samples(op, found[0], sizes, plain, context)
+                return found
             except GenerationError as refusal:
                 # (probed, a step function: the samples did not reach its other steps)
                 stepped = _steps_of_a_size(op, name, plain, envs, probe, max_block,
@@ -316,8 +318,11 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
                 if stepped:
                     return stepped
                 raise refusal
-        derived = _power_of_derived_size(op, name, plain, floor, top, envs, probe, max_block,
-                                         context)
+        try:
+            derived = _power_of_derived_size(op, name, plain, floor, top, envs, probe,
+                                             max_block, context)
+        except GenerationError:
+            derived = None  # (a step function of the size, below, or the refusal after it)
         if derived:
             return derived
         stepped = _steps_of_a_size(op, name, plain, envs, probe, max_block, context)
@@ -412,10 +417,12 @@ def _power_of_derived_size(op, name, plain, floor, top, envs, probe, max_block, 
         if floored:
             cpp = f"std::max<std::int64_t>({cpp}, {floor})"
         try:
-            return _powers_of_two(op, name, cpp, bounded, floor if floored else 1, function,
-                                  lambda value, exact=True, f=function: probe.reach(f, value,
-                                                                                     exact),
-                                  max_block, context)
+            found = _powers_of_two(op, name, cpp, bounded, floor if floored else 1, function,
+                                   lambda value, exact=True, f=function: probe.reach(f, value,
+                                                                                      exact),
+                                   max_block, context)
+            _family_fits_samples(op, found[0], sizes, plain, context)
+            return found
         except GenerationError as error:  # probed, another size: a candidate that only fit
             refusal = refusal or error
     if refusal:
@@ -608,6 +615,23 @@ def _shape_function_expression(text, op, atoms):
         if word not in inputs and word not in integers and word != "ap":
             return ""
     return result
+
+
+def _family_fits_samples(op, varying, sizes, plain, context):
+    """Refuses a family whose value at a sampled size is not what the host code launched there:
+    a cap probed below a size where it changes (DyT's 1024 below 4096 columns, 2048 from there,
+    read as a cap of 1024 at 2048 columns) then goes to the step functions."""
+    lowest, top = int(varying.values[0]), int(varying.values[-1])
+    for size, launched in zip(sizes, plain):
+        value = max(next_power_of_2(size), lowest)
+        if varying.capped:
+            value = min(value, top)
+        elif value > top:
+            continue  # past the family: the plugin refuses the size
+        if value != launched:
+            raise GenerationError(f"op '{op.qualname}': {context}: the family {varying.cpp} "
+                                  f"gives {value} at {varying.bounded} = {size}, where the host "
+                                  f"code launched {launched}")
 
 
 def _powers_of_two(op, name, cpp, bounded, lowest, size_of, reach, max_block, context):

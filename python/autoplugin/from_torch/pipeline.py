@@ -1,5 +1,7 @@
 """The generation pipeline: discover the ops, trace shapes, recover launches, write projects."""
+import contextlib
 import inspect
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,24 +96,35 @@ def _complete_example(op, text, values):
     return example
 
 
+# Refusals that an int attribute held at the example's value may lift: a launch argument, or a
+# block size, that follows it in a way no expression recovers (`x.shape[dim]`, the next power of
+# two of `W + pad_left + pad_right`), an output that is a view at other values (`transpose(dim,
+# -1)`).
+AXIS_REFUSALS = ("cannot be recovered", "a constexpr that changes with the shapes or attributes",
+                 "is returned as a view whose layout is not its own")
+
+
 def _with_axis_attributes(op, trace_and_recover, log):
-    """trace_and_recover(); where a launch argument cannot be recovered, again with an int
+    """trace_and_recover(); where it is refused for one of AXIS_REFUSALS, again with an int
     attribute (then all of them) part of the structure: a dim whose axis the host code reads
     (`x.shape[dim]` of a softmax whose fake keeps the shape) is then a value per example."""
     try:
         return trace_and_recover()
     except GenerationError as refusal:
-        if "cannot be recovered" not in str(refusal):
+        if not any(reason in str(refusal) for reason in AXIS_REFUSALS):
             raise
         candidates = [a for a in op.attributes if a.kind in ("int", "int[]") and
                       not a.structural]
         trials = [[a] for a in candidates] + ([candidates] if len(candidates) > 1 else [])
+        later = None  # a refusal past the attribute's (held, the op fails for another reason)
         for chosen in trials:
             for argument in chosen:
                 argument.structural = True
             try:
                 result = trace_and_recover()
-            except GenerationError:
+            except GenerationError as other:
+                if not any(reason in str(other) for reason in AXIS_REFUSALS):
+                    later = later or other
                 for argument in chosen:
                     argument.structural = False
                 op.notes.clear()
@@ -121,7 +134,7 @@ def _with_axis_attributes(op, trace_and_recover, log):
                     "string is: the host code's launches follow its value, so the plugin takes "
                     "the examples' values of it only (give an --example per value)")
             return result
-        raise refusal from None
+        raise (later or refusal) from None
 
 
 def _with_structural_bools(op, trace_and_recover, log):
@@ -158,8 +171,28 @@ def _where(function):
         return "?"
 
 
+@contextlib.contextmanager
+def _quiet_fake_tensors():
+    """PyTorch logs every failed meta function with its traceback; sampling the fake runs it at
+    points it rejects on purpose (F.pad's reflection at a padding too long), hundreds of times."""
+    logger = logging.getLogger("torch._subclasses.fake_tensor")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
 def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90, log=print,
              example_equalities=True, artefacts=True, max_block=1 << 16):
+    with _quiet_fake_tensors():
+        return _generate(module, out, examples, ops, dtypes, arch, log, example_equalities,
+                         artefacts, max_block)
+
+
+def _generate(module, out, examples, ops, dtypes, arch, log, example_equalities, artefacts,
+              max_block):
     import torch
     import triton
 

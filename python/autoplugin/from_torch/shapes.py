@@ -495,7 +495,39 @@ def satisfy(point, requires, symbols, keep=None):
         for ref, value in (bounded or [(ref, value) for ref, value, _ in choices])[:1]:
             ref.assign(point, value)
             tie(point, ties, keep=(ref.name, ref.index))
+    for relation in requires:
+        _raise_to_bound(point, relation, symbols, ties, keep)
     return point
+
+
+# How far a bound on one size is searched for a value that meets it (`x[2] > 4`: F.pad's
+# reflection needs each padded extent longer than its padding).
+BOUND_SEARCH = 4096
+
+
+def _raise_to_bound(point, relation, symbols, ties, keep):
+    """Where an inequality on one extent or int attribute (other than `keep`) fails at the point,
+    sets it to the nearest value above (else below) that meets it; what is tied follows."""
+    if isinstance(relation, (sympy.Eq, sympy.Or, sympy.And)) or \
+            not isinstance(relation, sympy.core.relational.Relational):
+        return
+    free = relation.free_symbols
+    if len(free) != 1:
+        return
+    (unknown,) = free
+    ref = symbols.get(unknown)
+    if ref is None or (ref.name, ref.index) == keep:
+        return
+    current = ref.value(point)
+    if holds(relation, {unknown: current}):
+        return
+    lowest = 1 if ref.kind == "extent" else -BOUND_SEARCH
+    for distance in range(1, BOUND_SEARCH):
+        for value in (current + distance, current - distance):
+            if value >= lowest and holds(relation, {unknown: value}):
+                ref.assign(point, value)
+                tie(point, ties, keep=(ref.name, ref.index))
+                return
 
 
 def allowed_values(relation):
