@@ -681,8 +681,7 @@ def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
             for point, run, outputs in zip(points, runs, plugin_shapes)]
     dtype_runs = {d: _checked_run(op, points[0], DTYPES[d], arch, notes, sample)
                   for d in dtypes}
-    dtype_checks = [(runs[0], dtype_runs)] + _other_dtypes_at(op, points[1:], runs[1:], dtypes,
-                                                              arch)
+    _other_dtypes_at(op, points[1:], runs[1:], dtypes, arch)
     plugin_dtypes = {d: [t.dtype for t in _plugin_outputs(op, points[0], DTYPES[d])]
                      for d in dtypes}
     scratch = _scratch_buffers(op, runs, envs, samples, dtype_runs)
@@ -693,7 +692,7 @@ def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
         probe = _Prober(op, example, traced, position, arch, points, runs[0].records, sample)
         launches.append(_recover_launch(op, position, record, recorded, envs, runs, samples,
                                         dtype_runs, scratch, plugin_dtypes, probe, max_block,
-                                        arch, notes, dtype_checks))
+                                        arch, notes))
     for note in sorted(notes):
         log(f"{op.qualname}: note: {note}")
     return RecoveredLaunches(launches, [buffer for buffer, _ in scratch.values()], sorted(notes),
@@ -1232,69 +1231,53 @@ def _scalar_type(values, name, where, line):
 
 
 def _other_dtypes_at(op, points, runs, dtypes, arch):
-    """The host code run in each dtype of --dtypes after the first at every sampled point: [(the
-    point's run in the first dtype, {dtype: its run})]. Refuses where another dtype's host code
-    refuses a point the first's takes, or launches other kernels there: a limit or a choice that
-    follows the element size (`MAX_FUSED_SIZE = 65536 // x.element_size()`), which the samples,
-    taken in the first dtype, would give every dtype's launcher."""
-    checks = []
+    """Runs the host code in each dtype of --dtypes after the first at every sampled point, and
+    refuses where another dtype's host code refuses a point the first's takes, or launches other
+    kernels there: a limit or a choice that follows the element size (`MAX_FUSED_SIZE = 65536 //
+    x.element_size()` choosing between a one-block and a looping kernel), which the samples,
+    taken in the first dtype, would give every dtype's launcher. (A block that follows the
+    element size in one kernel is the first dtype's for all: a launch eager runs at other sizes.)"""
     for point, run in zip(points, runs):
-        by_dtype = {dtypes[0]: run}  # (first: the dtype the samples were taken in)
         for dtype in dtypes[1:]:
             try:
                 other = _run_body(op, point, DTYPES[dtype], arch)
+                why = None
+                if [r.kernel for r in other.records] != [r.kernel for r in run.records]:
+                    why = (f"launches {[r.kernel.fn.__name__ for r in other.records]}, not "
+                           f"{[r.kernel.fn.__name__ for r in run.records]}")
             except HostFailure as failure:
-                other, why = None, f"refuses it ({failure})"
-            if other is not None and [r.kernel for r in other.records] != \
-                    [r.kernel for r in run.records]:
-                why = (f"launches {[r.kernel.fn.__name__ for r in other.records]}, not "
-                       f"{[r.kernel.fn.__name__ for r in run.records]}")
-                other = None
-            if other is None:
-                raise GenerationError(
-                    f"op '{op.qualname}': at {_show_point(op, point)} the host code runs in "
-                    f"{dtypes[0]} but in {dtype} {why}: its limits or kernels follow the dtype "
-                    "(`65536 // x.element_size()`), and launches are recovered from samples in "
-                    f"{dtypes[0]}, the first of --dtypes, so the {dtype} launcher would be "
-                    f"wrong: generate each dtype in a project of its own (--dtypes {dtype})")
-            by_dtype[dtype] = other
-        if len(by_dtype) > 1:
-            checks.append((run, by_dtype))
-    return checks
+                why = f"refuses it ({failure})"
+            if why is not None:
+                raise GenerationError(_dtype_refusal(op, point, dtypes[0], dtype, why))
 
 
-def _family_same_for_every_dtype(op, position, family, probe, dtypes, arch):
-    """Refuses a family whose variants the host code picks per dtype at the sizes probed for it
-    (Liger's softmax: one block up to `65536 // x.element_size()` columns, 16384 in float32 and
-    32768 in float16, the multi-block kernel past it): the probes run in the first dtype."""
-    names = [v.name for v in family.varying]
+def _dtype_refusal(op, point, first, dtype, why):
+    return (f"op '{op.qualname}': at {_show_point(op, point)} the host code runs in {first} but "
+            f"in {dtype} {why}: its limits or kernels follow the dtype (`65536 // "
+            f"x.element_size()`), and launches are recovered from samples in {first}, the "
+            f"first of --dtypes, so the {dtype} launcher would run what eager {dtype} does not: "
+            f"generate each dtype in a project of its own (--dtypes {dtype})")
+
+
+def _family_same_for_every_dtype(op, family, probe, dtypes, arch):
+    """As _other_dtypes_at, at the sizes probed for a family (Liger's softmax: one block up to
+    `65536 // x.element_size()` columns, 16384 in float32 and 32768 in float16, a looping kernel
+    past it): the probes run in the first dtype."""
     for point in probe.launched:
-        first = _run_body(op, point, DTYPES[dtypes[0]], arch).records[position]
         for dtype in dtypes[1:]:
             try:
                 records = _run_body(op, point, DTYPES[dtype], arch).records
                 why = None
                 if [r.kernel for r in records] != probe.kernels:
                     why = f"launches {[r.kernel.fn.__name__ for r in records]}"
-                else:
-                    got = {n: _plain(records[position].arguments[n]) for n in names}
-                    wanted = {n: _plain(first.arguments[n]) for n in names}
-                    if got != wanted:
-                        why = f"launches {got}, not {wanted}"
             except HostFailure as failure:
                 why = f"refuses it ({failure})"
             if why is not None:
-                raise GenerationError(
-                    f"op '{op.qualname}': at {_show_point(op, point)} the host code runs "
-                    f"{first.kernel.fn.__name__} with {', '.join(names)} in {dtypes[0]} but in "
-                    f"{dtype} {why}: its block sizes follow the dtype (`65536 // "
-                    "x.element_size()`), and they are read in the first of --dtypes, so the "
-                    f"{dtype} launcher would be wrong: generate each dtype in a project of its "
-                    f"own (--dtypes {dtype})")
+                raise GenerationError(_dtype_refusal(op, point, dtypes[0], dtype, why))
 
 
 def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_runs, scratch,
-                    plugin_dtypes, probe, max_block, arch, notes, dtype_checks):
+                    plugin_dtypes, probe, max_block, arch, notes):
     kernel = first.kernel
     kernel_name = kernel.fn.__name__
     fit_envs, check_envs = envs[:samples], envs[samples:]
@@ -1382,7 +1365,7 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
     order = list(first.arguments)  # the signature's, as the variants' select() takes them
     if family is not None:
         family.varying.sort(key=lambda v: order.index(v.name))
-        _family_same_for_every_dtype(op, position, family, probe, list(dtype_runs), arch)
+        _family_same_for_every_dtype(op, family, probe, list(dtype_runs), arch)
     run_time_constexprs.sort(key=order.index)
     grid = []
     block_sizes = [v for v in (_plain(first.arguments[n]) for n in constexprs)
@@ -1422,9 +1405,7 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
                               f"'{kernel_name}' ({first.where}) are not generated: launch with "
                               "num_warps and num_stages only (other options at Triton's "
                               "defaults)")
-    for run, by_dtype in dtype_checks:
-        _same_for_every_dtype(op, position, run.records[position], arguments, grid, family,
-                              by_dtype)
+    _same_for_every_dtype(op, position, first, arguments, grid, family, dtype_runs)
     value_builds = []
     if run_time_constexprs:
         # Triton's JIT compiles each value of a constexpr: the generic build takes it at run
