@@ -1238,42 +1238,36 @@ def _other_dtypes_at(op, points, runs, dtypes, arch):
     taken in the first dtype, would give every dtype's launcher. (A block that follows the
     element size in one kernel is the first dtype's for all: a launch eager runs at other sizes.)"""
     for point, run in zip(points, runs):
-        for dtype in dtypes[1:]:
-            try:
-                other = _run_body(op, point, DTYPES[dtype], arch)
-                why = None
-                if [r.kernel for r in other.records] != [r.kernel for r in run.records]:
-                    why = (f"launches {[r.kernel.fn.__name__ for r in other.records]}, not "
-                           f"{[r.kernel.fn.__name__ for r in run.records]}")
-            except HostFailure as failure:
-                why = f"refuses it ({failure})"
-            if why is not None:
-                raise GenerationError(_dtype_refusal(op, point, dtypes[0], dtype, why))
+        _same_kernels_in_every_dtype(op, point, [r.kernel for r in run.records], dtypes, arch)
 
 
-def _dtype_refusal(op, point, first, dtype, why):
-    return (f"op '{op.qualname}': at {_show_point(op, point)} the host code runs in {first} but "
-            f"in {dtype} {why}: its limits or kernels follow the dtype (`65536 // "
-            f"x.element_size()`), and launches are recovered from samples in {first}, the "
-            f"first of --dtypes, so the {dtype} launcher would run what eager {dtype} does not: "
-            f"generate each dtype in a project of its own (--dtypes {dtype})")
-
-
-def _family_same_for_every_dtype(op, family, probe, dtypes, arch):
+def _family_same_for_every_dtype(op, probe, dtypes, arch):
     """As _other_dtypes_at, at the sizes probed for a family (Liger's softmax: one block up to
     `65536 // x.element_size()` columns, 16384 in float32 and 32768 in float16, a looping kernel
     past it): the probes run in the first dtype."""
     for point in probe.launched:
-        for dtype in dtypes[1:]:
-            try:
-                records = _run_body(op, point, DTYPES[dtype], arch).records
-                why = None
-                if [r.kernel for r in records] != probe.kernels:
-                    why = f"launches {[r.kernel.fn.__name__ for r in records]}"
-            except HostFailure as failure:
-                why = f"refuses it ({failure})"
-            if why is not None:
-                raise GenerationError(_dtype_refusal(op, point, dtypes[0], dtype, why))
+        _same_kernels_in_every_dtype(op, point, probe.kernels, dtypes, arch)
+
+
+def _same_kernels_in_every_dtype(op, point, kernels, dtypes, arch):
+    """Refuses where the host code in a dtype after the first refuses `point` or launches other
+    than `kernels` there."""
+    for dtype in dtypes[1:]:
+        try:
+            records = _run_body(op, point, DTYPES[dtype], arch).records
+            why = (None if [r.kernel for r in records] == kernels else
+                   f"launches {[r.kernel.fn.__name__ for r in records]}, not "
+                   f"{[kernel.fn.__name__ for kernel in kernels]}")
+        except HostFailure as failure:
+            why = f"refuses it ({failure})"
+        if why is not None:
+            raise GenerationError(
+                f"op '{op.qualname}': at {_show_point(op, point)} the host code runs in "
+                f"{dtypes[0]} but in {dtype} {why}: its limits or kernels follow the dtype "
+                "(`65536 // x.element_size()`), and launches are recovered from samples in "
+                f"{dtypes[0]}, the first of --dtypes, so the {dtype} launcher would run what "
+                f"eager {dtype} does not: generate each dtype in a project of its own "
+                f"(--dtypes {dtype})")
 
 
 def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_runs, scratch,
@@ -1365,7 +1359,7 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
     order = list(first.arguments)  # the signature's, as the variants' select() takes them
     if family is not None:
         family.varying.sort(key=lambda v: order.index(v.name))
-        _family_same_for_every_dtype(op, family, probe, list(dtype_runs), arch)
+        _family_same_for_every_dtype(op, probe, list(dtype_runs), arch)
     run_time_constexprs.sort(key=order.index)
     grid = []
     block_sizes = [v for v in (_plain(first.arguments[n]) for n in constexprs)
