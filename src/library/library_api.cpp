@@ -2,9 +2,9 @@
 // package learn about the ops in a library, as JSON.
 #include <autoplugin/backend/attr_types.h>
 #include <autoplugin/backend/describe.h>
-#include <autoplugin/backend/shapes.h>
 #include <autoplugin/backend/library_api.h>
 #include <autoplugin/backend/op.h>
+#include <autoplugin/backend/shapes.h>
 #include <autoplugin/error.h>
 
 #include <string>
