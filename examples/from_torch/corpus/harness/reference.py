@@ -12,27 +12,30 @@ outputs case.json lists. The module is imported (registering its op) and the cas
 attributes are passed by the op's parameter names to FUNCTION, the module's eager PyTorch
 reference, or with COMPARE "eager" to the op itself (its Triton kernel, launched by its own host
 code). The RFC's module has no reference of its own: F.pad(mode="circular") is its reference.
-An in-place op's output is the value of its mutated input after the call.
+An in-place op's output is the value of its mutated input after the call. Arrays are read and
+written as examples/reference.py does (bfloat16 as its uint16 bits: NumPy has no bfloat16).
 """
 import importlib.util
 import json
 import os
 import sys
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
-DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
-          "int8": torch.int8, "int32": torch.int32, "int64": torch.int64, "bool": torch.bool}
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def load(path):
-    name = os.path.splitext(os.path.basename(path))[0]
+def load(path, name=None):
+    name = name or os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+# The examples' reference: its load and save are check's array codec, bfloat16 included.
+arrays = load(os.path.join(HERE, "..", "..", "..", "reference.py"), "examples_reference")
 
 
 def main(module_path, compare, function, folder):
@@ -50,8 +53,8 @@ def compute(module, compare, function, folder):
     for argument in op._schema.arguments:
         if str(argument.type) in ("Tensor", "Optional[Tensor]"):  # as PyTorch writes Tensor?
             spec = next(inputs)
-            arguments[argument.name] = None if spec is None else torch.from_numpy(
-                np.load(os.path.join(folder, spec["file"]))).cuda()
+            arguments[argument.name] = None if spec is None else arrays.load(
+                os.path.join(folder, spec["file"]), spec["dtype"]).cuda()
             if argument.alias_info is not None and argument.alias_info.is_write:
                 mutated.append(argument.name)
         elif argument.name in attributes:
@@ -67,14 +70,13 @@ def compute(module, compare, function, folder):
     elif isinstance(outputs, torch.Tensor):
         outputs = [outputs]
     for spec, output in zip(case["outputs"], outputs):
-        np.save(os.path.join(folder, spec["file"]), output.to(DTYPES[spec["dtype"]]).cpu().numpy())
+        arrays.save(os.path.join(folder, spec["file"]), output, spec["dtype"])
 
 
 def serve(module_path, compare, function, path):
     """Answers cases on the Unix socket `path` (tools/reference_server.py), the module imported
     once."""
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
-                                    "..", "tools"))
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "..", "tools"))
     import reference_server
     module = load(module_path)
     reference_server.serve(path, lambda folder: compute(module, compare, function, folder))
