@@ -174,7 +174,9 @@ class StructureTest(unittest.TestCase):
         self.assertIn("ap::require(2 * pairs[0] == x[0],", pairs)
 
 
-class VariantsTest(unittest.TestCase):
+class VariantsGeneration(unittest.TestCase):
+    """Generates a test module's op into a temporary folder (no test of its own)."""
+
     def generate(self, module, *extra):
         # No artefacts: a family is many Triton compilations (check_variants_build.cmake builds
         # small ones).
@@ -192,6 +194,10 @@ class VariantsTest(unittest.TestCase):
             with open(os.path.join(folder, "cases.json")) as f:
                 self.cases = {c["name"]: c for c in json.load(f)["cases"]}
         return cpp, cmake
+
+
+class FamilyTest(VariantsGeneration):
+    """Constexprs that follow the sizes, attributes and dtypes: families and sets of variants."""
 
     def test_constexprs_from_sizes_and_attributes_become_a_family(self):
         cpp, cmake = self.generate("from_torch_constexpr_family.py", "--max-block", "2048")
@@ -328,6 +334,11 @@ class VariantsTest(unittest.TestCase):
         self.assertIn('SIGNATURE "*fp32, *fp32, i32, fp32, tl.fp32, 1024"', cmake)
         self.assertIn('SIGNATURE "*fp16, *fp16, i32, fp32, tl.fp16, 1024"', cmake)
         self.assertIn('SIGNATURE "*bf16, *bf16, i32, fp32, tl.bf16, 1024"', cmake)
+
+
+class LaunchRecoveryTest(VariantsGeneration):
+    """Launches recovered from what the samples show: edges, tiles, flags, warm-ups, heuristics
+    and autotune configs."""
 
     def test_values_the_random_samples_seldom_reach(self):
         cpp, cmake = self.generate("from_torch_edges.py", "--op", "test::scaled_softcap",
