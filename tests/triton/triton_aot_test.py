@@ -610,8 +610,11 @@ class ImportTest(unittest.TestCase):
             before = triton.runtime.driver._active
             kernel = triton_aot.load_kernel(source, "copy_kernel", 90)
             self.assertEqual(kernel.jit.arg_names, ["x", "y", "n", "BLOCK"])
-            # Any stand-in is gone again: the driver is what it was before the import.
-            self.assertIs(triton.runtime.driver._active, before)
+            # Any stand-in is gone again: the driver is what it was before the import, or, where
+            # a GPU is there (no stand-in was needed), the one the import made Triton start.
+            after = triton.runtime.driver._active
+            self.assertTrue(after is before or type(after).__module__.startswith("triton."),
+                            f"the driver after the import is {after!r}")
 
 
 if __name__ == "__main__":
