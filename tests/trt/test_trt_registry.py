@@ -68,9 +68,9 @@ class RegistryTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         import numpy as np
-        from autoplugin.fields import FIELD_TYPES, encode_attributes
+        from autoplugin.fields import encode_attributes
         from autoplugin.library import open_library
-        cls.np, cls.FIELD_TYPES, cls.encode = np, FIELD_TYPES, staticmethod(encode_attributes)
+        cls.np, cls.encode = np, staticmethod(encode_attributes)
         cls.trt = tensorrt_module()
         cls.path = os.environ["AUTOPLUGIN_PLUGIN_LIBRARY"]
         cls.ops = open_library(cls.path).ops
@@ -98,22 +98,19 @@ class RegistryTest(unittest.TestCase):
     def trt_fields(self, fields):
         """A PluginFieldCollection of autoplugin.fields.Field values (their bytes as sent)."""
         trt, np = self.trt, self.np
-        kinds = {v: k for k, v in self.FIELD_TYPES.items()}
         self.keep = [np.frombuffer(f.data, dtype=np.uint8).copy() if f.data else
                      np.zeros(0, dtype=np.uint8) for f in fields]
         collection = []
         for field, data in zip(fields, self.keep):
-            item = trt.PluginField(field.name, data,
-                                   getattr(trt.PluginFieldType, kinds[self.FIELD_TYPES[field.type]]))
+            item = trt.PluginField(field.name, data, getattr(trt.PluginFieldType, field.type))
             item.size = field.length
             collection.append(item)
         return trt.PluginFieldCollection(collection)
 
     def our_creators(self):
+        ours = {(op["namespace"], op["plugin_name"]) for op in self.ops.values()}
         return {(c.name, c.plugin_version, c.plugin_namespace): c
-                for c in self.registry.all_creators
-                if (c.plugin_namespace, c.name) in
-                {(op["namespace"], op["plugin_name"]) for op in self.ops.values()}}
+                for c in self.registry.all_creators if (c.plugin_namespace, c.name) in ours}
 
     def creator(self, op):
         creator = self.registry.get_creator(op["plugin_name"], op["version"], op["namespace"])
