@@ -10,6 +10,7 @@ import importlib.util
 import inspect
 import re
 import sys
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -178,12 +179,15 @@ def _num_outputs(schema):
 
 
 @contextlib.contextmanager
-def _recording_library_impls(recorded):
+def _recording_library_impls(recorded, module_path):
+    """Records the `Library.impl` registrations that the module at `module_path` makes (directly
+    or through `torch.library`'s decorators), not those of the libraries it imports, which
+    define ops of their own."""
     original = torch.library.Library.impl
 
     def impl(self, op_name, fn=None, dispatch_key="", *args, **kwargs):
         name = op_name if isinstance(op_name, str) else getattr(op_name, "__name__", str(op_name))
-        if callable(fn):
+        if callable(fn) and _registered_by(module_path):
             qualname = name if "::" in name else f"{self.ns}::{name}"
             recorded.setdefault(qualname.split(".")[0], {})[dispatch_key] = fn
         return original(self, op_name, fn, dispatch_key, *args, **kwargs)
@@ -193,6 +197,18 @@ def _recording_library_impls(recorded):
         yield
     finally:
         torch.library.Library.impl = original
+
+
+_TORCH_FOLDER = str(Path(torch.__file__).resolve().parent) + "/"
+
+
+def _registered_by(module_path):
+    """Whether the innermost caller outside PyTorch is the module at `module_path`."""
+    for frame in reversed(traceback.extract_stack()[:-2]):
+        filename = str(Path(frame.filename).resolve())
+        if not filename.startswith(_TORCH_FOLDER):
+            return Path(filename) == module_path
+    return False
 
 
 _IMPORTED = {}  # path -> (module, its Library.impl registrations): ops register once a process
@@ -212,7 +228,7 @@ def import_module(path):
     from .launches import cuda_patched
     # Module-level code may ask for the GPU (Triton's tutorials: DEVICE =
     # triton.runtime.driver.active.get_active_torch_device()): it gets the one sampling uses.
-    with _recording_library_impls(library_impls), cuda_patched(90, set()):
+    with _recording_library_impls(library_impls, path), cuda_patched(90, set()):
         spec.loader.exec_module(module)
     _IMPORTED[path] = module, library_impls
     return module, library_impls
