@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import triton
 import triton.language as tl
 
 from . import fitting, kernel_variants
@@ -152,6 +153,8 @@ def intercepted_launches(records, module_path):
     original = JITFunction.run
 
     def record(function, args, kwargs, grid, options):
+        args = tuple(_as_tensor(value) for value in args)
+        kwargs = {name: _as_tensor(value) for name, value in kwargs.items()}
         where, line = _launch_site(module_path)
         names = [p.name for p in function.params]
         bound = function.signature.bind_partial(*args, **{k: v for k, v in kwargs.items()
@@ -201,6 +204,29 @@ def intercepted_launches(records, module_path):
         _RECORDERS.pop()
         JITFunction.run = original
         Autotuner.run = original_autotuner
+
+
+def _as_tensor(value):
+    """A buffer object that Triton takes as a pointer (anything with `data_ptr()` and a dtype:
+    FlagGems' StridedBuffer) made over one tensor, as that tensor's view with the object's
+    shape, strides and offset, so that its launch is recovered as the tensor's; anything else
+    as it is."""
+    if isinstance(value, torch.Tensor) or not (callable(getattr(value, "data_ptr", None)) and
+                                               isinstance(getattr(value, "dtype", None),
+                                                          torch.dtype)):
+        return value
+    bases = [v for v in vars(value).values() if isinstance(v, torch.Tensor)]
+    if len(bases) != 1:
+        return value
+    base = bases[0]
+    try:
+        shape = tuple(value.shape)
+        strides = tuple(value.stride())
+        offset = int(getattr(value, "offset", 0) or 0)
+        typed = base if value.dtype == base.dtype else base.view(value.dtype)
+        return typed.as_strided(shape, strides, typed.storage_offset() + offset)
+    except (AttributeError, RuntimeError, TypeError, ValueError):
+        return value
 
 
 class _LaunchedKernel:
@@ -455,7 +481,7 @@ class HostRun:
     point: dict  # the sizes and attributes it ran at
 
 
-def _run_body(op, point, dtype, arch=90, notes=None):
+def run_body(op, point, dtype, arch=90, notes=None):
     """Runs the op's host code at `point` on fake CUDA tensors of `dtype`."""
     from torch._subclasses.fake_tensor import (DataDependentOutputException,
                                                DynamicOutputShapeException, FakeTensorMode)
@@ -523,10 +549,47 @@ def _run_body(op, point, dtype, arch=90, notes=None):
 
 
 def _failure_site(op, error):
+    """Where the host code failed: the line of the op's module, and the innermost line of the
+    code it calls there (a library's host function) when that is elsewhere, outside PyTorch and
+    Triton: ` at glue.py:12 (Y = forward(X)), in flag_gems/ops/softmax.py:276 (assert ...)`."""
+    frames = traceback.extract_tb(error.__traceback__)
+    own = [f for f in frames if Path(f.filename).resolve() == op.module_path]
+    called = [f for f in frames[frames.index(own[-1]) + 1 if own else 0:]
+              if not _framework_file(f.filename)]
+    sites = [f"{op.module_path.name}:{own[-1].lineno} ({own[-1].line.strip()})"] if own else []
+    if called:
+        sites.append(f"{_shown_path(called[-1].filename)}:{called[-1].lineno} "
+                     f"({(called[-1].line or '').strip()})")
+    return f" at {', in '.join(sites)}" if sites else ""
+
+
+def failure_location(op, error):
+    """`file:line` of the innermost line of the op's module, or of the code it calls outside
+    PyTorch and Triton, that the host code failed at."""
     frames = [f for f in traceback.extract_tb(error.__traceback__)
-              if Path(f.filename).resolve() == op.module_path]
-    return f" at {op.module_path.name}:{frames[-1].lineno} ({frames[-1].line.strip()})" \
-        if frames else ""
+              if not _framework_file(f.filename)]
+    if not frames:
+        return op.module_path.name
+    return f"{_shown_path(frames[-1].filename)}:{frames[-1].lineno}"
+
+
+_FRAMEWORKS = tuple(str(Path(module.__file__).resolve().parent) + "/"
+                    for module in (torch, triton, contextlib))
+_FRAMEWORKS += (str(Path(__file__).resolve().parent.parent) + "/",)
+
+
+def _framework_file(filename):
+    """A frame of PyTorch, Triton, the standard library or autoplugin itself."""
+    return str(Path(filename).resolve()).startswith(_FRAMEWORKS)
+
+
+def _shown_path(filename):
+    """An installed package's file from its package folder (`flag_gems/ops/softmax.py`)."""
+    parts = Path(filename).parts
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts:
+            return "/".join(parts[parts.index(marker) + 1:])
+    return Path(filename).name
 
 
 def _tensor_role(op, value, run):
@@ -586,7 +649,7 @@ def _sample_float(rng, example_value):
     return float(f"{example_value * rng.uniform(0.5, 1.5):.6g}")
 
 
-def _sample_points(op, example, requires, symbols, count, rng, long_axes=False):
+def sample_points(op, example, requires, symbols, count, rng, long_axes=False):
     """Points inside the traced shape requirements, every extent at least 1. With `long_axes`,
     one point per tensor axis with that axis long (1000-5000) and the others short, so that every
     grid extent and argument sees its axis grow."""
@@ -662,8 +725,8 @@ def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
                               sample)
     # Fitted on the points with one long axis each, the edge points the host code takes and
     # `samples` others; checked on the rest.
-    points = _sample_points(op, example, traced.requires, traced.symbols, 0, rng, long_axes=True)
-    others = _sample_points(op, example, traced.requires, traced.symbols,
+    points = sample_points(op, example, traced.requires, traced.symbols, 0, rng, long_axes=True)
+    others = sample_points(op, example, traced.requires, traced.symbols,
                             2 * (samples + len(points)), rng)
     runs = [_checked_run(op, point, sample, arch, notes, sample) for point in points + others]
     _kernels_do_the_writing(op, runs[0])
@@ -730,7 +793,7 @@ def _kernels_do_the_writing(op, run):
         if key not in kernel_tensors and key not in outputs:
             continue
         if name == "zero_" and launches_before == 0 and key in run.made:
-            continue  # _run_body took it for an allocation with zeros
+            continue  # run_body took it for an allocation with zeros
         if name == "copy_" and launches_before == 0 and key in run.copies:
             continue  # a copy of an input: the launcher copies it
         raise GenerationError(
@@ -805,7 +868,7 @@ def _edge_points(op, example, traced, rng, arch, launches, notes, dtype):
         if not accepted(point):
             continue
         try:
-            run = _run_body(op, point, dtype, arch)
+            run = run_body(op, point, dtype, arch)
         except HostFailure:
             continue  # the host code refuses it: so does the plugin, or a family limit
         if [r.kernel for r in run.records] != [r.kernel for r in launches]:
@@ -961,7 +1024,7 @@ class _Prober:
 
     def _launch_at(self, point):
         try:
-            records = _run_body(self.op, point, self.dtype, self.arch).records
+            records = run_body(self.op, point, self.dtype, self.arch).records
         except HostFailure as failure:
             raise GenerationError(f"{failure.where.strip()}: {type(failure.error).__name__}: "
                                   f"{failure.error}") from None
@@ -978,7 +1041,7 @@ def _checked_run(op, point, dtype, arch, notes, sample=torch.float32):
     """The host code's run at a point the plugin accepts: a failure there is a refusal (`sample`:
     the dtype the points are sampled in; another dtype that fails is the dtype's refusal)."""
     try:
-        return _run_body(op, point, dtype, arch, notes)
+        return run_body(op, point, dtype, arch, notes)
     except HostFailure as failure:
         if dtype != sample:
             raise GenerationError(
@@ -1065,7 +1128,7 @@ def _relations_between_inputs(op, example, traced, rng, arch, keep_assumed, note
     # (`scales[0] == K // 16` and `zeros[0] == K // 16`).
     # (Their own random numbers: the samples drawn after this step stay those of ops without
     # such extents.)
-    inside = _sample_points(op, example, traced.requires, traced.symbols, 8, random.Random(0))
+    inside = sample_points(op, example, traced.requires, traced.symbols, 8, random.Random(0))
     candidates = []
     keys = list(symbol_of)
     for i, a in enumerate(keys):
@@ -1155,7 +1218,7 @@ def _separable(op, example, requires, traced, symbol_of, a, b, members, rng, arc
         with_b = [b, *[key for key in members if key not in side]]
         equal = [sympy.Eq(symbol_of[x], symbol_of[y]) for keys in (with_a, with_b)
                  for x, y in zip(keys, keys[1:])]
-        points = [p for p in _sample_points(op, example, requires + equal, traced.symbols, 6,
+        points = [p for p in sample_points(op, example, requires + equal, traced.symbols, 6,
                                             rng)
                   if p[a[0]][a[1]] != p[b[0]][b[1]]]
         if not points and _pinned(traced, symbol_of[a]) and _pinned(traced, symbol_of[b]):
@@ -1163,7 +1226,7 @@ def _separable(op, example, requires, traced, symbol_of, a, b, members, rng, arc
         failure = None
         for point in points:
             try:
-                _run_body(op, point, dtype, arch)
+                run_body(op, point, dtype, arch)
             except HostFailure as error:
                 failure = error
                 break
@@ -1254,7 +1317,7 @@ def _same_kernels_in_every_dtype(op, point, kernels, dtypes, arch):
     than `kernels` there."""
     for dtype in dtypes[1:]:
         try:
-            records = _run_body(op, point, DTYPES[dtype], arch).records
+            records = run_body(op, point, DTYPES[dtype], arch).records
             why = (None if [r.kernel for r in records] == kernels else
                    f"launches {[r.kernel.fn.__name__ for r in records]}, not "
                    f"{[kernel.fn.__name__ for kernel in kernels]}")
