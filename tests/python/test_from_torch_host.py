@@ -442,13 +442,13 @@ class HostRefusalTest(unittest.TestCase):
     def test_host_code_refusals_say_what_to_change(self):
         stderr = self.refused("test::aligned_copy")
         self.assertIn("its host code rejects sizes the plugin would accept", stderr)
-        self.assertIn('at from_torch_host_refusals.py:33 (assert x.shape[-1] % 4 == 0, "rows '
-                      'of a multiple of 4"): AssertionError', stderr)
+        self.assertIn('at from_torch_host_refusals.py:35 (assert x.shape[-1] % 3 == 0, "rows '
+                      'of a multiple of 3"): AssertionError', stderr)
         self.assertIn("State that condition in the fake implementation (torch._check(...))",
                       stderr)
         stderr = self.refused("test::upcast_copy", "--dtypes", "float32,float16")
         self.assertIn("argument 'x_ptr' of kernel 'copy_kernel' (from_torch_host_refusals.py:"
-                      "47: ", stderr)
+                      "49: ", stderr)
         self.assertIn("is, for float16 inputs, a tensor the host code computes with 'float'",
                       stderr)
         self.assertIn("make it an input of the op", stderr)

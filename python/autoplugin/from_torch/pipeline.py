@@ -196,7 +196,8 @@ def _generate(module, out, examples, ops, dtypes, arch, log, example_equalities,
     import torch
     import triton
 
-    from .launches import recover_launches
+    from .domain import equal_extents_of_inputs, keep_to_example_kernels, learn_domain
+    from .launches import DTYPES, recover_launches
     from .shapes import traced_shapes
 
     unknown = [d for d in dtypes if d not in SUPPORTED_DTYPES]
@@ -232,6 +233,10 @@ def _generate(module, out, examples, ops, dtypes, arch, log, example_equalities,
 
             def trace_and_recover():
                 traced = traced_shapes(op, example)
+                assumed = (equal_extents_of_inputs(op, example, traced) if example_equalities
+                           else [])
+                learn_domain(op, example, traced, DTYPES[dtypes[0]], arch, assumed)
+                keep_to_example_kernels(op, example, traced, DTYPES[dtypes[0]], arch, assumed)
                 for note in op.notes:
                     log(f"{op.qualname}: note: {note}")
                 op.notes.clear()

@@ -1,0 +1,471 @@
+"""The op's domain, learnt from where its fake and its host code fail.
+
+Library code rarely states in its fake what its host code asserts (`assert dim < x.ndim`,
+`X.view(batch, num_groups, -1)` with `num_channels == X.shape[1]`, `assert N % group_size == 0`,
+`assert seq_len <= cos.shape[0]`). Sizes and attributes sampled independently then fail there;
+such a point is outside the op's domain, not a fault of the op. This module samples points
+inside what the fake requires, runs the fake and the host code (on fake tensors) at each, and
+looks for requirements that separate the points that fail from those that work: relations
+between extents and int attributes that hold in the example (equal, a factor apart, one
+dividing the other, one at most the other or at most a factor of it, an attribute within an
+input's rank, at least 0 or 1, or at most a power of two, a size a multiple of a power of two or
+at least 2, a run of an input's extents a multiple of a size or equal to one, and last an
+extent at most a power of two). It adds them the one that explains the most failures first,
+until every failing point breaks one, samples again inside them, and stops when a round of
+points all work; then drops each learnt requirement that points outside it show unneeded, and
+weakens each multiple-of-a-power-of-two to the smallest power the host code takes. What it learns becomes the plugin's `require`
+(with the failure that taught it), and a note; where no candidate explains a failure it stops,
+and the refusal comes from the launch recovery as before, naming the host line.
+"""
+import contextlib
+import random
+
+import sympy
+
+from .launches import HostFailure, failure_location, run_body, sample_points
+from .shapes import _values, copy_point, fake_outputs, holds, satisfy, tie, tied_extents
+
+ROUNDS = 8
+POINTS_PER_ROUND = 24
+# A learnt requirement is dropped when this many points outside it (inside the others) all work.
+UNNEEDED_AFTER = 6
+FACTORS = range(2, 9)
+POWERS_OF_TWO = [1 << k for k in range(1, 11)]
+ATTRIBUTE_CAPS = [1 << k for k in range(0, 17)]
+EXTENT_CAPS = [1 << k for k in range(4, 17)]
+# Errors of the code itself rather than of the sizes: never a requirement.
+CODE_ERRORS = (NameError, AttributeError, ImportError, TypeError)
+
+
+class _Candidate:
+    def __init__(self, relation, simplicity):
+        self.relation = relation
+        self.simplicity = simplicity  # lower first among candidates explaining as many failures
+
+
+def equal_extents_of_inputs(op, example, traced):
+    """Extents that are equal in the example, where they belong to two inputs or more, as
+    equalities (each group of equal ones whole): the launch recovery requires such extents
+    equal unless the host code shows it takes them unequal, so the domain is learnt with them
+    held (a view that merely fits unequal extents teaches nothing then)."""
+    by_axis = {(ref.name, ref.index): symbol for symbol, ref in traced.symbols.items()
+               if ref.kind == "extent"}
+    groups = {}
+    for argument in op.tensors:
+        for axis, extent in enumerate(example[argument.name] or []):
+            symbol = by_axis.get((argument.name, axis))
+            if symbol is not None:
+                groups.setdefault(extent, []).append((argument.name, symbol))
+    equalities = []
+    for (_, first), *others in (g for g in groups.values() if len({n for n, _ in g}) > 1):
+        equalities += [sympy.Eq(first, symbol) for _, symbol in others]
+    return equalities
+
+
+@contextlib.contextmanager
+def _assuming(traced, assumed):
+    """`traced.requires` with `assumed` too, for the sampling and the probes inside."""
+    added = [relation for relation in assumed if relation not in traced.requires]
+    traced.requires.extend(added)
+    try:
+        yield set(added)
+    finally:
+        for relation in added:
+            traced.requires.remove(relation)
+
+
+def learn_domain(op, example, traced, dtype, arch, assumed=(), seed=7):
+    """Adds to `traced.requires` what the host code and the fake need beyond what the fake
+    states and the `assumed` relations (held while learning, not added); notes each
+    requirement learnt in `op.notes`."""
+    with _assuming(traced, assumed) as held:
+        _learn_domain(op, example, traced, dtype, arch, held, seed)
+
+
+def _learn_domain(op, example, traced, dtype, arch, held, seed):
+    symbols = traced.symbols
+    if not symbols or _failure(op, example, dtype, arch) is not None:
+        return  # the example itself fails: the launch recovery says where
+    rng = random.Random(seed)
+    working = [_values(symbols, example)]
+    candidates = [c for c in _candidates(symbols, example, op)
+                  if c.relation not in traced.requires and
+                  sympy.Eq(c.relation.rhs, c.relation.lhs) not in held]
+    learnt = {}  # relation -> (point, failure) that taught it
+    for round_index in range(ROUNDS):
+        points = _points(op, example, traced, rng, first=round_index == 0)
+        failures = []
+        for point in points:
+            failure = _failure(op, point, dtype, arch)
+            if failure is None:
+                working.append(_values(symbols, point))
+            else:
+                failures.append((point, failure))
+        if not failures:
+            break
+        candidates = [c for c in candidates if all(holds(c.relation, v) for v in working)]
+        # The fewest candidates that every failing point breaks one of, greedily.
+        while failures:
+            best = _best_candidate(candidates, failures, symbols)
+            if best is None:
+                break
+            explained = [(p, f) for p, f in failures
+                         if not holds(best.relation, _values(symbols, p))]
+            learnt[best.relation] = explained[0]
+            traced.requires.append(best.relation)
+            candidates.remove(best)
+            failures = [pf for pf in failures if pf not in explained]
+        if failures:
+            break
+    else:
+        failures = True  # still failing after every round
+    if failures:
+        # What no relation explains (or still fails after every round) is refused where the
+        # launches are recovered, naming the host line; nothing learnt stays.
+        for relation in learnt:
+            traced.requires.remove(relation)
+        return
+    _drop_unneeded(op, example, traced, learnt, dtype, arch, rng)
+    _weaken_multiples(op, example, traced, learnt, dtype, arch, rng)
+    if traced.reasons is None:
+        traced.reasons = {}
+    for relation, (point, failure) in learnt.items():
+        text = _text(relation, symbols)
+        traced.reasons[relation] = failure.reason
+        op.notes.append(f"requires {text}, which the fake implementation does not state: "
+                        f"without it {failure.text} (e.g. at {_shown(op, point)})")
+
+
+class _Failure:
+    """Where a point fails: `text` for a note, `reason` for the `require`'s message."""
+
+    def __init__(self, text, reason):
+        self.text, self.reason = text, reason
+
+
+def _failure(op, point, dtype, arch):
+    """None where the fake and the host code take the point, else a _Failure."""
+    if fake_outputs(op, point, dtype) is None:
+        return _Failure("the fake implementation raises", "the fake implementation checks it")
+    try:
+        run_body(op, point, dtype, arch)
+    except HostFailure as failure:
+        if isinstance(failure.error, CODE_ERRORS):
+            return None  # not the sizes' fault: the launch recovery reports it
+        return _Failure(f"the host code fails{failure.where}: {type(failure.error).__name__}",
+                        f"the host code checks it, {failure_location(op, failure.error)}")
+    except Exception:  # noqa: BLE001 - refusals of the op itself: the recovery reports them
+        return None
+    return None
+
+
+def _shown(op, point):
+    return ", ".join(f"{a.name}={point[a.name]}" for a in op.arguments
+                     if a.kind == "Tensor" or not a.structural)
+
+
+def _points(op, example, traced, rng, first):
+    """Points inside the requirements: sampled, and the example with one extent or attribute
+    moved (what is tied to it following), which tells which sizes move freely."""
+    points = sample_points(op, example, traced.requires, traced.symbols, POINTS_PER_ROUND, rng)
+    return points + _moved_one_at_a_time(op, example, traced, first)
+
+
+def _moved_one_at_a_time(op, example, traced, first):
+    """The example with one extent or attribute moved: in the first round to several values
+    (1, half, double, ...; an attribute also to 0 and below), after it to double."""
+    ties = tied_extents(traced.requires, traced.symbols)
+    points = []
+    for ref in traced.symbols.values():
+        value = ref.value(example)
+        moved = {2 * value}
+        if first:
+            moved |= {value + 1, max(1, value // 2), 1, 3 * value + 1}
+            if ref.kind == "attr":
+                moved |= {0, -1, -value}
+        for new in sorted(moved - {value}):
+            if ref.kind == "extent" and new < 1:
+                continue
+            point = copy_point(example)
+            ref.assign(point, new)
+            keep = (ref.name, ref.index)
+            satisfy(tie(point, ties, keep=keep), traced.requires, traced.symbols, keep=keep)
+            values = _values(traced.symbols, point)
+            if ref.value(point) == new and _extents_positive(op, point) and \
+                    all(holds(r, values) for r in traced.requires):
+                points.append(point)
+    return points
+
+
+def _extents_positive(op, point):
+    """Every extent of every input at least 1 (an attribute tied to an extent may have moved
+    it below)."""
+    return all(extent >= 1 for a in op.tensors if point[a.name] is not None
+               for extent in point[a.name])
+
+
+def _best_candidate(candidates, failures, symbols):
+    """The candidate that the most failing points break (the simplest among equals), or None
+    where none breaks any."""
+    failing = [_values(symbols, point) for point, _ in failures]
+    scored = [(sum(not holds(c.relation, v) for v in failing), -c.simplicity, -index)
+              for index, c in enumerate(candidates)]
+    scored = [s for s in scored if s[0] > 0]
+    return candidates[-max(scored)[2]] if scored else None
+
+
+def _candidates(symbols, example, op):
+    """Relations between the extents and int attributes that hold in the example, simplest
+    first."""
+    atoms = [(symbol, ref, ref.value(example)) for symbol, ref in symbols.items()]
+    ranks = sorted({len(example[a.name]) for a in op.tensors if example[a.name] is not None})
+    found = []
+    for a, a_ref, a_value in atoms:
+        for b, b_ref, b_value in atoms:
+            if a == b:
+                continue
+            if a_value == b_value and str(a) < str(b):
+                found.append(_Candidate(sympy.Eq(a, b), 0))
+            for factor in FACTORS:
+                if a_value == factor * b_value:
+                    found.append(_Candidate(sympy.Eq(a, factor * b), 1))
+                if factor * b_value <= a_value:
+                    found.append(_Candidate(sympy.Le(factor * b, a), 3))
+            # A divisor of 1 in the example too (one group of heads: `nheads % ngroups`).
+            if b_value >= 1 and a_value % b_value == 0 and a_value != b_value:
+                found.append(_Candidate(sympy.Eq(sympy.Mod(a, b), 0), 2))
+            if a_value <= b_value and a_value != b_value:
+                found.append(_Candidate(sympy.Le(a, b), 3))
+        if a_ref.kind == "attr":
+            for rank in ranks:
+                if -rank <= a_value < rank:
+                    found += [_Candidate(sympy.Lt(a, rank), 1), _Candidate(sympy.Ge(a, -rank), 1)]
+            for bound in (1, 0):
+                if a_value >= bound:
+                    found.append(_Candidate(sympy.Ge(a, bound), 2))
+            # A cap on an attribute (`assert topk <= 32`) at a power of two.
+            for power in ATTRIBUTE_CAPS:
+                if a_value <= power:
+                    found.append(_Candidate(sympy.Le(a, power), 6))
+        else:
+            # A cap on an extent (`assert D <= 256`, a head size), the last resort.
+            for power in EXTENT_CAPS:
+                if a_value <= power:
+                    found.append(_Candidate(sympy.Le(a, power), 7))
+        if a_value >= 2:
+            found.append(_Candidate(sympy.Ge(a, 2), 2))
+        for power in POWERS_OF_TWO:
+            if a_value > 0 and a_value % power == 0:
+                found.append(_Candidate(sympy.Eq(sympy.Mod(a, power), 0), 4))
+    # A view of a run of an input's extents as (rows, groups, -1): their product a multiple of
+    # an extent or attribute, or equal to one.
+    for products, value in _runs_of_extents(symbols, example, op):
+        for b, _, b_value in atoms:
+            if b in products.free_symbols:
+                continue
+            if b_value >= 2 and value % b_value == 0:
+                found.append(_Candidate(sympy.Eq(sympy.Mod(products, b), 0), 5))
+            if value == b_value:
+                found.append(_Candidate(sympy.Eq(products, b), 5))
+    unique = {}
+    for candidate in found:
+        unique.setdefault(candidate.relation, candidate)
+    return list(unique.values())
+
+
+def _runs_of_extents(symbols, example, op):
+    """(product, its value in the example) for each run of two or more adjacent extents of an
+    input."""
+    by_axis = {(ref.name, ref.index): symbol for symbol, ref in symbols.items()
+               if ref.kind == "extent"}
+    runs = []
+    for argument in op.tensors:
+        shape = example[argument.name]
+        if shape is None:
+            continue
+        for first in range(len(shape)):
+            for last in range(first + 2, len(shape) + 1):
+                axes = [by_axis.get((argument.name, axis)) for axis in range(first, last)]
+                if None in axes:
+                    continue
+                value = 1
+                for axis in range(first, last):
+                    value *= shape[axis]
+                runs.append((sympy.Mul(*axes), value))
+    return runs
+
+
+def _outside(op, example, traced, relation, rng, count):
+    """Up to `count` points inside the other requirements that break `relation`."""
+    others = [r for r in traced.requires if r != relation]
+    found = []
+    for _ in range(8):
+        for point in sample_points(op, example, others, traced.symbols, POINTS_PER_ROUND, rng):
+            if not holds(relation, _values(traced.symbols, point)):
+                found.append(point)
+        if len(found) >= count:
+            break
+    return found[:count]
+
+
+def _drop_unneeded(op, example, traced, learnt, dtype, arch, rng):
+    """Drops each learnt requirement that points outside it show the host code does not need
+    (an earlier pick the later ones made redundant), and a cap on an attribute that a lower one
+    learnt later implies."""
+    for relation in list(learnt):
+        if isinstance(relation, sympy.Le) and any(
+                isinstance(other, sympy.Le) and other.lhs == relation.lhs and
+                other.rhs < relation.rhs for other in learnt):
+            traced.requires.remove(relation)
+            del learnt[relation]
+    for relation in reversed(list(learnt)):
+        outside = _outside(op, example, traced, relation, rng, UNNEEDED_AFTER)
+        if len(outside) >= UNNEEDED_AFTER and \
+                all(_failure(op, point, dtype, arch) is None for point in outside):
+            traced.requires.remove(relation)
+            del learnt[relation]
+
+
+def _weaken_multiples(op, example, traced, learnt, dtype, arch, rng):
+    """A learnt `s % 2^k == 0` becomes the smallest power of two whose multiples all work."""
+    for relation in list(learnt):
+        power = _power_of_two_multiple(relation)
+        if power is None:
+            continue
+        symbol = next(iter(relation.free_symbols))
+        for weaker in (p for p in POWERS_OF_TWO if p < power):
+            candidate = sympy.Eq(sympy.Mod(symbol, weaker), 0)
+            index = traced.requires.index(relation)
+            traced.requires[index] = candidate
+            points = sample_points(op, example, traced.requires, traced.symbols,
+                                   UNNEEDED_AFTER, rng)
+            if all(_failure(op, point, dtype, arch) is None for point in points):
+                learnt[candidate] = learnt.pop(relation)
+                break
+            traced.requires[index] = relation
+
+
+def _power_of_two_multiple(relation):
+    if isinstance(relation, sympy.Eq) and relation.rhs == 0 and \
+            isinstance(relation.lhs, sympy.Mod) and relation.lhs.args[1].is_Integer:
+        return int(relation.lhs.args[1])
+    return None
+
+
+RELATION_SIGNS = {sympy.Eq: "==", sympy.Le: "<=", sympy.Lt: "<", sympy.Ge: ">=", sympy.Gt: ">"}
+
+
+def _text(relation, symbols):
+    """`x.size(1)*x.size(2) % num_groups == 0`, as the host code reads the sizes."""
+    renamed = {symbol: sympy.Symbol(ref.text()) for symbol, ref in symbols.items()}
+    lhs, rhs = relation.lhs.xreplace(renamed), relation.rhs.xreplace(renamed)
+    if isinstance(lhs, sympy.Mod):
+        lhs = f"{lhs.args[0]} % {lhs.args[1]}"
+    return f"{lhs} {RELATION_SIGNS[type(relation)]} {rhs}"
+
+
+# Powers of two a launch-sequence threshold is looked for at (`if D <= 512:`).
+THRESHOLDS = [1 << k for k in range(0, 23)]
+
+
+def keep_to_example_kernels(op, example, traced, dtype, arch, assumed=(), seed=11):
+    """Where the host code launches other kernels at some sizes (`if D <= 512:` one kernel, else
+    another), requires the side of a threshold the example is on, when one threshold on one
+    size (or a run of an input's extents) separates every sampled point of the example's
+    kernels from every point of the others and the sizes on either side of it confirm it.
+    Returns whether it added one. The `assumed` relations are held while looking, not added."""
+    with _assuming(traced, assumed):
+        return _keep_to_example_kernels(op, example, traced, dtype, arch, seed)
+
+
+def _keep_to_example_kernels(op, example, traced, dtype, arch, seed):
+    symbols = traced.symbols
+    first = _kernels(op, example, dtype, arch)
+    if not symbols or first is None:
+        return False
+    rng = random.Random(seed)
+    points = sample_points(op, example, traced.requires, symbols, 2 * POINTS_PER_ROUND, rng)
+    points += _moved_one_at_a_time(op, example, traced, True)
+    same, other = [_values(symbols, example)], []
+    for point in points:
+        kernels = _kernels(op, point, dtype, arch)
+        if kernels is not None:
+            (same if kernels == first else other).append((_values(symbols, point), kernels, point))
+            if kernels == first:
+                same[-1] = same[-1][0]
+    if not other:
+        return False
+    others = [values for values, _, _ in other]
+    for relation, size in _thresholds(symbols, example, op):
+        if not all(holds(relation, v) for v in same) or any(holds(relation, v) for v in others):
+            continue
+        if not _confirmed(op, example, traced, relation, size, first, dtype, arch):
+            continue
+        _, kernels, point = other[0]
+        traced.requires.append(relation)
+        if traced.reasons is None:
+            traced.reasons = {}
+        text = _text(relation, symbols)
+        traced.reasons[relation] = (f"the host code launches {_names(kernels)} instead of "
+                                    f"{_names(first)} past it")
+        op.notes.append(f"requires {text}: past it the host code launches {_names(kernels)} "
+                        f"instead of the example's {_names(first)} (e.g. at {_shown(op, point)});"
+                        " a plugin runs one launch sequence per structure")
+        return True
+    return False
+
+
+def _kernels(op, point, dtype, arch):
+    """The names of the kernels the host code launches at `point`, or None where it fails."""
+    if fake_outputs(op, point, dtype) is None:
+        return None
+    try:
+        run = run_body(op, point, dtype, arch)
+    except Exception:  # noqa: BLE001 - the launch recovery reports failures
+        return None
+    return [record.kernel.fn.__name__ for record in run.records]
+
+
+def _names(kernels):
+    return ", ".join(dict.fromkeys(kernels))
+
+
+def _thresholds(symbols, example, op):
+    """(relation, the size it bounds) for each power-of-two threshold on an extent, an int
+    attribute or a run of an input's extents that the example is on the near side of, size
+    before product."""
+    sizes = [(symbol, ref.value(example)) for symbol, ref in symbols.items()]
+    sizes += _runs_of_extents(symbols, example, op)
+    found = []
+    for size, value in sizes:
+        for threshold in THRESHOLDS:
+            if value <= threshold:
+                found.append((sympy.Le(size, threshold), size))
+            if value > threshold:
+                found.append((sympy.Gt(size, threshold), size))
+    return found
+
+
+def _confirmed(op, example, traced, relation, size, first, dtype, arch):
+    """Whether the example moved to the threshold launches its kernels and moved past it
+    launches others (for a run of extents, its first extent moved)."""
+    threshold = int(relation.rhs)
+    symbol = next(iter(size.free_symbols)) if not size.is_Symbol else size
+    ref = traced.symbols[symbol]
+    rest = size.xreplace({symbol: 1}) if not size.is_Symbol else 1
+    rest = int(rest.xreplace(_values(traced.symbols, example))) if rest != 1 else 1
+    inside = threshold if isinstance(relation, sympy.Le) else threshold + 1
+    outside = threshold + 1 if isinstance(relation, sympy.Le) else threshold
+    verdicts = []
+    for target in (inside, outside):
+        if target % rest:
+            return False
+        point = copy_point(example)
+        ref.assign(point, target // rest)
+        keep = (ref.name, ref.index)
+        ties = tied_extents(traced.requires, traced.symbols)
+        satisfy(tie(point, ties, keep=keep), traced.requires, traced.symbols, keep=keep)
+        if ref.value(point) != target // rest or not _extents_positive(op, point):
+            return False
+        verdicts.append(_kernels(op, point, dtype, arch))
+    return verdicts[0] == first and verdicts[1] is not None and verdicts[1] != first

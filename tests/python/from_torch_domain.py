@@ -1,0 +1,147 @@
+"""Host code whose fake states none of what it asserts, for the domain learner's unit tests
+(test_from_torch_domain.py): an axis attribute within the input's rank, a view as (rows, groups,
+-1), a block size dividing the rows, a sequence no longer than the cos table, a multiple of 4,
+any size at all, and a multiple of 3 (not learnt: a condition outside the learner's relations);
+and host code that launches another kernel past a size (`by_width`: rows of up to 512 one way,
+longer ones another; `by_either`: a condition on two sizes, which no one threshold separates)."""
+import torch
+import triton
+import triton.language as tl
+
+AUTOPLUGIN_EXAMPLES = [
+    "test::pick_dim(x=[8, 64], dim=-1)",
+    "test::grouped(x=[4, 64, 9], groups=8)",
+    "test::block_quant(x=[16, 256], block=128)",
+    "test::rotary(q=[2, 100, 64], cos=[4096, 64])",
+    "test::aligned(x=[8, 64])",
+    "test::any_size(x=[8, 64])",
+    "test::thirds(x=[8, 63])",
+    "test::by_width(x=[8, 128])",
+    "test::by_either(x=[8, 128])",
+]
+
+
+@triton.jit
+def copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(y_ptr + offsets, tl.load(x_ptr + offsets, mask=mask), mask=mask)
+
+
+def _copy(x):
+    y = torch.empty_like(x)
+    copy_kernel[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), BLOCK=256)
+    return y
+
+
+@torch.library.custom_op("test::pick_dim", mutates_args=())
+def pick_dim(x: torch.Tensor, dim: int) -> torch.Tensor:
+    assert -x.ndim <= dim < x.ndim, "Invalid dim"
+    return _copy(x)
+
+
+@pick_dim.register_fake
+def _(x, dim):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::grouped", mutates_args=())
+def grouped(x: torch.Tensor, groups: int) -> torch.Tensor:
+    rows = x.view(x.shape[0], groups, -1).contiguous()
+    return _copy(rows).view(x.shape)
+
+
+@grouped.register_fake
+def _(x, groups):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::block_quant", mutates_args=())
+def block_quant(x: torch.Tensor, block: int) -> torch.Tensor:
+    assert x.size(-1) % block == 0
+    return _copy(x)
+
+
+@block_quant.register_fake
+def _(x, block):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::rotary", mutates_args=())
+def rotary(q: torch.Tensor, cos: torch.Tensor) -> torch.Tensor:
+    seq_len = q.shape[1]
+    assert seq_len <= cos.shape[0]
+    assert q.shape[-1] == cos.shape[-1]
+    return _copy(q)
+
+
+@rotary.register_fake
+def _(q, cos):
+    return torch.empty_like(q)
+
+
+@torch.library.custom_op("test::aligned", mutates_args=())
+def aligned(x: torch.Tensor) -> torch.Tensor:
+    assert x.shape[-1] % 4 == 0
+    return _copy(x)
+
+
+@aligned.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::any_size", mutates_args=())
+def any_size(x: torch.Tensor) -> torch.Tensor:
+    return _copy(x)
+
+
+@any_size.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::thirds", mutates_args=())
+def thirds(x: torch.Tensor) -> torch.Tensor:
+    assert x.shape[-1] % 3 == 0
+    return _copy(x)
+
+
+@thirds.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+@triton.jit
+def row_copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * n + tl.arange(0, BLOCK)
+    mask = tl.arange(0, BLOCK) < n
+    tl.store(y_ptr + offsets, tl.load(x_ptr + offsets, mask=mask), mask=mask)
+
+
+@torch.library.custom_op("test::by_width", mutates_args=())
+def by_width(x: torch.Tensor) -> torch.Tensor:
+    if x.shape[-1] <= 512:
+        y = torch.empty_like(x)
+        row_copy_kernel[(x.shape[0],)](x, y, x.shape[-1], BLOCK=triton.next_power_of_2(x.shape[-1]))
+        return y
+    return _copy(x)
+
+
+@by_width.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::by_either", mutates_args=())
+def by_either(x: torch.Tensor) -> torch.Tensor:
+    if x.shape[-1] > 64 or x.shape[0] < 100:
+        return _copy(x)
+    y = torch.empty_like(x)
+    row_copy_kernel[(x.shape[0],)](x, y, x.shape[-1], BLOCK=triton.next_power_of_2(x.shape[-1]))
+    return y
+
+
+@by_either.register_fake
+def _(x):
+    return torch.empty_like(x)

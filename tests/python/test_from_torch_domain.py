@@ -1,0 +1,91 @@
+"""Unit tests of from-torch's domain learner (python/autoplugin/from_torch/domain.py), in
+seconds: what host code asserts and its fake does not state becomes a requirement, and what no
+relation explains is left to the refusal. Needs torch and triton (no GPU)."""
+import importlib.util
+import os
+import sys
+import unittest
+
+if not (importlib.util.find_spec("torch") and importlib.util.find_spec("triton")):
+    print("SKIPPED: torch and triton are needed to run host code on fake tensors")
+    sys.exit(0)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+import torch  # noqa: E402
+
+from autoplugin.from_torch import domain, pipeline, shapes  # noqa: E402
+from autoplugin.from_torch.discover import find_ops, parse_example  # noqa: E402
+
+MODULE = os.path.join(HERE, "from_torch_domain.py")
+EXAMPLES = {}
+
+
+def learnt(qualname, learn=domain.learn_domain):
+    """(the requirements learnt as the host code reads the sizes, the op's notes)."""
+    if not EXAMPLES:
+        ops = find_ops(MODULE)
+        module = next(m for name, m in sys.modules.items()
+                      if name.endswith("from_torch_domain") and hasattr(m, "AUTOPLUGIN_EXAMPLES"))
+        for text in module.AUTOPLUGIN_EXAMPLES:
+            name, values, _ = parse_example(text)
+            EXAMPLES[name] = (next(op for op in ops if op.qualname == name), text, values)
+    op, text, values = EXAMPLES[qualname]
+    op.notes.clear()
+    example = pipeline._complete_example(op, text, values)
+    traced = shapes.traced_shapes(op, example)
+    before = list(traced.requires)
+    learn(op, example, traced, torch.float32, 90)
+    added = [r for r in traced.requires if r not in before]
+    return [domain._text(r, traced.symbols) for r in added], list(op.notes)
+
+
+class LearntRequirementsTest(unittest.TestCase):
+    def test_an_axis_attribute_within_the_rank(self):
+        found, notes = learnt("test::pick_dim")
+        self.assertEqual(sorted(found), ["dim < 2", "dim >= -2"])
+        self.assertIn("assert -x.ndim <= dim < x.ndim", notes[0])
+
+    def test_a_view_as_rows_and_groups(self):
+        found, _ = learnt("test::grouped")
+        self.assertIn("x.size(1)*x.size(2) % groups == 0", found)
+        # A negative count of groups can divide the rows too: the view refuses it.
+        self.assertLessEqual(set(found), {"x.size(1)*x.size(2) % groups == 0", "groups >= 0",
+                                          "groups >= 1"})
+
+    def test_a_block_dividing_the_rows(self):
+        found, _ = learnt("test::block_quant")
+        self.assertEqual(found, ["x.size(1) % block == 0"])
+
+    def test_a_sequence_within_its_table(self):
+        found, _ = learnt("test::rotary")
+        self.assertIn("q.size(1) <= cos.size(0)", found)
+        self.assertIn("q.size(2) == cos.size(1)", found)
+        self.assertEqual(len(found), 2, found)
+
+    def test_a_multiple_of_the_smallest_power_of_two_that_works(self):
+        found, notes = learnt("test::aligned")
+        self.assertEqual(found, ["x.size(1) % 4 == 0"])
+        self.assertIn("the host code fails at from_torch_domain.py:", notes[0])
+        self.assertIn("AssertionError", notes[0])
+
+    def test_nothing_where_the_host_code_takes_every_size(self):
+        self.assertEqual(learnt("test::any_size"), ([], []))
+
+    def test_nothing_stays_where_no_relation_explains_the_failures(self):
+        self.assertEqual(learnt("test::thirds"), ([], []))
+
+
+class ExampleKernelsTest(unittest.TestCase):
+    def test_the_side_of_a_threshold_the_example_is_on(self):
+        found, notes = learnt("test::by_width", domain.keep_to_example_kernels)
+        self.assertEqual(found, ["x.size(1) <= 512"])
+        self.assertIn("past it the host code launches copy_kernel instead of the example's "
+                      "row_copy_kernel", notes[0])
+
+    def test_nothing_where_no_one_threshold_separates_the_kernels(self):
+        self.assertEqual(learnt("test::by_either", domain.keep_to_example_kernels), ([], []))
+
+
+if __name__ == "__main__":
+    unittest.main()
