@@ -61,6 +61,24 @@ def fake_outputs(op, arguments):
         return op(**fakes)
 
 
+def from_example(op, spec):
+    """Inputs and attributes from an example call (a library module's): a tensor of an integer
+    dtype holds zeros (a valid index, label or position)."""
+    inputs, attributes = {}, {}
+    for argument in op._schema.arguments:
+        value = spec["example"].get(argument.name)
+        if value is None:
+            continue
+        if str(argument.type) in ("Tensor", "Optional[Tensor]"):
+            dtype = spec["example_dtypes"].get(argument.name, "")
+            inputs[argument.name] = (dict(shape=value, dtype=dtype, high=1)
+                                     if dtype and not dtype.startswith(("float", "bfloat"))
+                                     else value)
+        else:
+            attributes[argument.name] = value
+    return dict(inputs=inputs, attributes=attributes)
+
+
 def measure(job):
     """One row: `job` names the module (module, path, bench), its generated project (folder,
     library), the timer and the dtype."""
@@ -71,6 +89,9 @@ def measure(job):
         qualname = json.load(f)["op"]
     namespace, name = qualname.split("::")
     op = getattr(getattr(torch.ops, namespace), name).default
+    if "example" in spec:
+        spec = from_example(op, spec)
+        attributes = spec["attributes"]
     arguments, flags, inputs, mutated = {}, [], [], []
     for argument in op._schema.arguments:
         if str(argument.type) in ("Tensor", "Optional[Tensor]"):  # as PyTorch writes Tensor?
