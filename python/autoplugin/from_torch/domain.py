@@ -48,8 +48,7 @@ def equal_extents_of_inputs(op, example, traced):
     equalities (each group of equal ones whole): the launch recovery requires such extents
     equal unless the host code shows it takes them unequal, so the domain is learnt with them
     held (a view that merely fits unequal extents teaches nothing then)."""
-    by_axis = {(ref.name, ref.index): symbol for symbol, ref in traced.symbols.items()
-               if ref.kind == "extent"}
+    by_axis = _extent_symbols(traced.symbols)
     groups = {}
     for argument in op.tensors:
         for axis, extent in enumerate(example[argument.name] or []):
@@ -60,6 +59,12 @@ def equal_extents_of_inputs(op, example, traced):
     for (_, first), *others in (g for g in groups.values() if len({n for n, _ in g}) > 1):
         equalities += [sympy.Eq(first, symbol) for _, symbol in others]
     return equalities
+
+
+def _extent_symbols(symbols):
+    """(input, axis) -> its extent's symbol."""
+    return {(ref.name, ref.index): symbol for symbol, ref in symbols.items()
+            if ref.kind == "extent"}
 
 
 @contextlib.contextmanager
@@ -174,7 +179,6 @@ def _points(op, example, traced, rng, first):
 def _moved_one_at_a_time(op, example, traced, first):
     """The example with one extent or attribute moved: in the first round to several values
     (1, half, double, ...; an attribute also to 0 and below), after it to double."""
-    ties = tied_extents(traced.requires, traced.symbols)
     points = []
     for ref in traced.symbols.values():
         value = ref.value(example)
@@ -184,17 +188,27 @@ def _moved_one_at_a_time(op, example, traced, first):
             if ref.kind == "attr":
                 moved |= {0, -1, -value}
         for new in sorted(moved - {value}):
-            if ref.kind == "extent" and new < 1:
-                continue
-            point = copy_point(example)
-            ref.assign(point, new)
-            keep = (ref.name, ref.index)
-            satisfy(tie(point, ties, keep=keep), traced.requires, traced.symbols, keep=keep)
-            values = _values(traced.symbols, point)
-            if ref.value(point) == new and _extents_positive(op, point) and \
-                    all(holds(r, values) for r in traced.requires):
+            point = _moved(op, example, traced, ref, new)
+            if point is not None:
                 points.append(point)
     return points
+
+
+def _moved(op, example, traced, ref, value):
+    """The example with the extent or attribute `ref` set to `value` (what is tied to it
+    following, the other requirements made to hold), or None where that cannot be."""
+    if ref.kind == "extent" and value < 1:
+        return None
+    point = copy_point(example)
+    ref.assign(point, value)
+    keep = (ref.name, ref.index)
+    ties = tied_extents(traced.requires, traced.symbols)
+    satisfy(tie(point, ties, keep=keep), traced.requires, traced.symbols, keep=keep)
+    values = _values(traced.symbols, point)
+    if ref.value(point) != value or not _extents_positive(op, point) or \
+            not all(holds(r, values) for r in traced.requires):
+        return None
+    return point
 
 
 def _extents_positive(op, point):
@@ -276,8 +290,7 @@ def _candidates(symbols, example, op):
 def _runs_of_extents(symbols, example, op):
     """(product, its value in the example) for each run of two or more adjacent extents of an
     input."""
-    by_axis = {(ref.name, ref.index): symbol for symbol, ref in symbols.items()
-               if ref.kind == "extent"}
+    by_axis = _extent_symbols(symbols)
     runs = []
     for argument in op.tensors:
         shape = example[argument.name]
@@ -460,12 +473,8 @@ def _confirmed(op, example, traced, relation, size, first, dtype, arch):
     for target in (inside, outside):
         if target % rest:
             return False
-        point = copy_point(example)
-        ref.assign(point, target // rest)
-        keep = (ref.name, ref.index)
-        ties = tied_extents(traced.requires, traced.symbols)
-        satisfy(tie(point, ties, keep=keep), traced.requires, traced.symbols, keep=keep)
-        if ref.value(point) != target // rest or not _extents_positive(op, point):
+        point = _moved(op, example, traced, ref, target // rest)
+        if point is None:
             return False
         verdicts.append(_kernels(op, point, dtype, arch))
     return verdicts[0] == first and verdicts[1] is not None and verdicts[1] != first

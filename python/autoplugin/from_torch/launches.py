@@ -554,23 +554,25 @@ def _failure_site(op, error):
     Triton: ` at glue.py:12 (Y = forward(X)), in flag_gems/ops/softmax.py:276 (assert ...)`."""
     frames = traceback.extract_tb(error.__traceback__)
     own = [f for f in frames if Path(f.filename).resolve() == op.module_path]
-    called = [f for f in frames[frames.index(own[-1]) + 1 if own else 0:]
-              if not _framework_file(f.filename)]
+    called = _innermost_of_user_code(frames[frames.index(own[-1]) + 1 if own else 0:])
     sites = [f"{op.module_path.name}:{own[-1].lineno} ({own[-1].line.strip()})"] if own else []
     if called:
-        sites.append(f"{_shown_path(called[-1].filename)}:{called[-1].lineno} "
-                     f"({(called[-1].line or '').strip()})")
+        sites.append(f"{_shown_path(called.filename)}:{called.lineno} "
+                     f"({(called.line or '').strip()})")
     return f" at {', in '.join(sites)}" if sites else ""
 
 
 def failure_location(op, error):
     """`file:line` of the innermost line of the op's module, or of the code it calls outside
     PyTorch and Triton, that the host code failed at."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__)
-              if not _framework_file(f.filename)]
-    if not frames:
-        return op.module_path.name
-    return f"{_shown_path(frames[-1].filename)}:{frames[-1].lineno}"
+    frame = _innermost_of_user_code(traceback.extract_tb(error.__traceback__))
+    return f"{_shown_path(frame.filename)}:{frame.lineno}" if frame else op.module_path.name
+
+
+def _innermost_of_user_code(frames):
+    """The innermost of `frames` outside PyTorch, Triton, the standard library and autoplugin
+    (the op's module or a library it calls), or None."""
+    return next((f for f in reversed(frames) if not _framework_file(f.filename)), None)
 
 
 _FRAMEWORKS = tuple(str(Path(module.__file__).resolve().parent) + "/"
