@@ -3,7 +3,10 @@
 -1), a block size dividing the rows, a sequence no longer than the cos table, a multiple of 4,
 any size at all, and a multiple of 3 (not learnt: a condition outside the learner's relations);
 and host code that launches another kernel past a size (`by_width`: rows of up to 512 one way,
-longer ones another; `by_either`: a condition on two sizes, which no one threshold separates)."""
+longer ones another; `by_either`: a condition on two sizes, one side of which always gives the
+example's kernel; `by_thirds`: a multiple of 3 or not, which no threshold separates);
+and constexprs no family recovers, held at the example's value (`bucketed`: a bucket of the
+rows, `cdiv(B * S, 1024)`; `tapped`: a filter width the kernel unrolls over)."""
 import torch
 import triton
 import triton.language as tl
@@ -18,6 +21,9 @@ AUTOPLUGIN_EXAMPLES = [
     "test::thirds(x=[8, 63])",
     "test::by_width(x=[8, 128])",
     "test::by_either(x=[8, 128])",
+    "test::by_thirds(x=[8, 128])",
+    "test::bucketed(x=[2, 300, 64])",
+    "test::tapped(x=[8, 64], w=[64, 4])",
 ]
 
 
@@ -144,4 +150,64 @@ def by_either(x: torch.Tensor) -> torch.Tensor:
 
 @by_either.register_fake
 def _(x):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::by_thirds", mutates_args=())
+def by_thirds(x: torch.Tensor) -> torch.Tensor:
+    if x.shape[-1] % 3:
+        return _copy(x)
+    y = torch.empty_like(x)
+    row_copy_kernel[(x.shape[0],)](x, y, x.shape[-1], BLOCK=triton.next_power_of_2(x.shape[-1]))
+    return y
+
+
+@by_thirds.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+@triton.jit
+def bucket_copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr, NB: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(y_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * NB, mask=mask)
+
+
+@torch.library.custom_op("test::bucketed", mutates_args=())
+def bucketed(x: torch.Tensor) -> torch.Tensor:
+    y = torch.empty_like(x)
+    rows = x.shape[0] * x.shape[1]
+    bucket_copy_kernel[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), BLOCK=256,
+                                                       NB=triton.cdiv(rows, 1024))
+    return y
+
+
+@bucketed.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+@triton.jit
+def taps_kernel(x_ptr, w_ptr, y_ptr, n_cols, W: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    total = tl.zeros([BLOCK], dtype=tl.float32)
+    for tap in tl.static_range(W):
+        total += tl.load(w_ptr + cols * W + tap, mask=mask)
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask)
+    tl.store(y_ptr + row * n_cols + cols, x * total, mask=mask)
+
+
+@torch.library.custom_op("test::tapped", mutates_args=())
+def tapped(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    y = torch.empty_like(x)
+    taps_kernel[(x.shape[0],)](x, w, y, x.shape[1], W=w.shape[1],
+                               BLOCK=triton.next_power_of_2(x.shape[1]))
+    return y
+
+
+@tapped.register_fake
+def _(x, w):
     return torch.empty_like(x)

@@ -1,7 +1,8 @@
 """Constexprs that take every size, as Liger-Kernel writes them (`n_cols: tl.constexpr`), a grid
 of tiles over two extents (Triton's matmul tutorial: cdiv(M, BM) * cdiv(N, BN)) and a str
 attribute with an empty default. A kernel that only computes with such a constexpr takes it at
-run time; one that needs it at compile time (the extent of a tl.arange) is refused."""
+run time; one that needs it at compile time (the extent of a tl.arange) is held at the example's
+value, the plugin requiring the size that gives it."""
 import torch
 import triton
 import triton.language as tl

@@ -1,6 +1,7 @@
 """Unit tests of from-torch's domain learner (python/autoplugin/from_torch/domain.py), in
 seconds: what host code asserts and its fake does not state becomes a requirement, and what no
-relation explains is left to the refusal. Needs torch and triton (no GPU)."""
+relation explains is left to the refusal; a constexpr no family recovers is held at the
+example's value by bounds on the sizes it follows. Needs torch and triton (no GPU)."""
 import importlib.util
 import os
 import sys
@@ -83,8 +84,36 @@ class ExampleKernelsTest(unittest.TestCase):
         self.assertIn("past it the host code launches copy_kernel instead of the example's "
                       "row_copy_kernel", notes[0])
 
-    def test_nothing_where_no_one_threshold_separates_the_kernels(self):
-        self.assertEqual(learnt("test::by_either", domain.keep_to_example_kernels), ([], []))
+    def test_one_side_of_a_condition_on_two_sizes(self):
+        # `x.shape[-1] > 64 or x.shape[0] < 100`: past 64 columns, the example's kernel always.
+        found, notes = learnt("test::by_either", domain.keep_to_example_kernels)
+        self.assertEqual(found, ["x.size(1) > 64"])
+        self.assertIn("instead of the example's copy_kernel", notes[0])
+
+    def test_nothing_where_no_threshold_rules_out_the_other_kernels(self):
+        self.assertEqual(learnt("test::by_thirds", domain.keep_to_example_kernels), ([], []))
+
+
+def held(qualname, kernel, name):
+    """learnt() of hold_constexpr for constexpr `name` of the op's first launch (of `kernel`)."""
+    return learnt(qualname, lambda op, example, traced, dtype, arch: domain.hold_constexpr(
+        op, example, traced, 0, kernel, name, dtype, arch))
+
+
+class HeldConstexprTest(unittest.TestCase):
+    def test_a_bucket_of_the_rows_bounds_their_product(self):
+        found, notes = held("test::bucketed", "bucket_copy_kernel", "NB")
+        self.assertEqual(found, ["x.size(0)*x.size(1) <= 1024"])
+        self.assertIn("kernel 'bucket_copy_kernel' is compiled for its constexpr NB = 1, the "
+                      "example's value", notes[0])
+
+    def test_a_width_the_kernel_unrolls_over_is_the_example_s(self):
+        found, notes = held("test::tapped", "taps_kernel", "W")
+        self.assertEqual(found, ["w.size(1) == 4"])
+        self.assertIn("generate with an example at the sizes you deploy", notes[0])
+
+    def test_nothing_where_the_constexpr_never_changes(self):
+        self.assertEqual(held("test::any_size", "copy_kernel", "BLOCK"), ([], []))
 
 
 if __name__ == "__main__":

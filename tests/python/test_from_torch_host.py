@@ -316,6 +316,25 @@ class HostIdiomsTest(GeneratedModules):
         self.assertIn(f"make_grid(ap::triton::cdiv(x.size(1), {chain}), x.size(0))", cpp)
 
 
+class LibraryLaunchersTest(GeneratedModules):
+    """Libraries' own autotuners and launch entries (from_torch_library_launchers.py)."""
+    MODULES = ("library_launchers",)
+
+    def test_a_library_s_autotuner_and_kernel_cache(self):
+        self.module("library_launchers")
+        cpp, cmake, _ = generated(self.out, "entry_scale")
+        self.assertIn('SIGNATURE "*fp32, *fp32, i32, fp32, 256"', cmake)
+        self.assertIn('SIGNATURE "*fp32, *fp32, i32, fp32, 1024"', cmake)
+        self.assertIn("make_grid(ap::triton::cdiv(x.numel(), 1024))", cpp)
+
+    def test_launch_pdl_is_left_out_with_a_note(self):
+        log = self.module("library_launchers")
+        self.assertIn("note: launch option launch_pdl=True of 'scale_kernel' "
+                      "(from_torch_library_launchers.py:", log)
+        _, cmake, _ = generated(self.out, "overlapped")
+        self.assertIn('SIGNATURE "*fp32, *fp32, i32, fp32, 512"', cmake)
+
+
 class PythonApiTest(unittest.TestCase):
     def test_generate_twice_in_one_process(self):
         sys.path.insert(0, os.path.join(ROOT, "python"))
@@ -385,7 +404,7 @@ class RunTimeConstexprTest(unittest.TestCase):
                                 "test::row_double", "--op", "test::tile_copy")
             self.assertEqual(result.returncode, 0, result.stderr)
             self.assertIn("constexpr 'n_cols' of kernel 'row_double_kernel' "
-                          "(from_torch_run_time_constexpr.py:26) takes every size (x.size(1)); "
+                          "(from_torch_run_time_constexpr.py:27) takes every size (x.size(1)); "
                           "it is compiled as a run-time i32 argument, which the kernel only "
                           "computes with, and compiled in for the value each example gives it "
                           "(SPECIALIZE_VALUES: give examples of the values you deploy)",
@@ -415,17 +434,17 @@ class RunTimeConstexprTest(unittest.TestCase):
             self.assertIn('SIGNATURE "*fp32, *fp32, constexpr, i32"', cmake)
             self.assertIn('/* n_cols */ checked_i32(x.size(1), "n_cols")', cpp)
 
-    def test_a_constexpr_the_kernel_needs_at_compile_time_is_refused(self):
+    def test_a_constexpr_the_kernel_needs_at_compile_time_is_held_at_the_example(self):
         with tempfile.TemporaryDirectory() as out:
             result = from_torch(self.MODULE, "--out", out, "--no-artefacts", "--op",
                                 "test::static_row")
-            self.assertEqual(result.returncode, 1, result.stderr)
-            self.assertIn("argument 'N' of kernel 'static_row_kernel' "
-                          "(from_torch_run_time_constexpr.py:71: ", result.stderr)
-            self.assertIn("nor does the kernel compile with 'N' as a run-time argument (",
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertIn("note: requires x.size(1) == 32: kernel 'static_row_kernel' is "
+                          "compiled for its constexpr N = 32, the example's value",
                           result.stderr)
-            self.assertIn("make the kernel take it as one, or compute it as a power of two of "
-                          "a size", result.stderr)
+            cpp, cmake, _ = generated(out, "static_row")
+            self.assertIn("ap::require(x[1] == 32,", cpp)
+            self.assertIn('SIGNATURE "*fp32, *fp32, 32"', cmake)
 
 
 class HostRefusalTest(unittest.TestCase):

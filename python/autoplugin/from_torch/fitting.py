@@ -123,6 +123,11 @@ def candidates(envs, constants, cap=None):
         for d in launch_divisors:  # tiles over the rows of a flattened batch: cdiv(B * S, BM)
             yield (f"ap::triton::cdiv({a} * {b}, {d})",
                    lambda env, a=a, b=b, d=d: -(-(env.atoms[a] * env.atoms[b]) // d))
+    for a, b, c in combinations(names, 3):  # the rows of a [B, S, H, D] input flattened
+        for d in launch_divisors:
+            yield (f"ap::triton::cdiv({a} * {b} * {c}, {d})",
+                   lambda env, a=a, b=b, c=c, d=d:
+                   -(-(env.atoms[a] * env.atoms[b] * env.atoms[c]) // d))
     for (a, d), (b, e) in combinations(product(names, launch_divisors), 2):
         yield (f"ap::triton::cdiv({a}, {d}) * ap::triton::cdiv({b}, {e})",
                lambda env, a=a, b=b, d=d, e=e: -(-env.atoms[a] // d) * -(-env.atoms[b] // e))

@@ -28,7 +28,7 @@ import triton
 import triton.language as tl
 
 from . import fitting, kernel_variants
-from .discover import GenerationError
+from .discover import GenerationError, UnrecoveredConstexpr
 
 TRITON_POINTER_TYPES = {
     torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16", torch.float64: "fp64",
@@ -190,20 +190,61 @@ def intercepted_launches(records, module_path):
         return _LaunchedKernel(self, args, kwargs, options)
 
     from triton.runtime.autotuner import Autotuner
-    original_autotuner = Autotuner.run
 
     def autotuned(self, *args, **kwargs):
         kernel_variants.launch_each_config(self, args, kwargs, records, module_path)
+        # (what Triton's autotuner leaves for host code that reads it: FlagGems' LibEntry)
+        self.best_config = self.configs[0]
 
+    replaced = [(cls, "run", cls.__dict__["run"]) for cls in _with_subclasses(Autotuner)
+                if "run" in cls.__dict__]
+    for cls, _, _ in replaced:
+        cls.run = autotuned
+    replaced += _uncached_launch_entries()
     JITFunction.run = run
-    Autotuner.run = autotuned
     _RECORDERS.append(record)
     try:
         yield
     finally:
         _RECORDERS.pop()
         JITFunction.run = original
-        Autotuner.run = original_autotuner
+        for cls, name, function in replaced:
+            setattr(cls, name, function)
+
+
+def _with_subclasses(cls):
+    """`cls` and its subclasses, theirs too: a library's autotuner (FlagGems' LibTuner, fla's
+    CachedAutotuner) runs its configs as Triton's does."""
+    found = [cls]
+    for subclass in cls.__subclasses__():
+        found += _with_subclasses(subclass)
+    return found
+
+
+def _uncached_launch_entries():
+    """A library's own launch entry (a triton.KernelInterface outside Triton, as FlagGems'
+    LibEntry) keeps the kernel its first launch compiled per argument key and relaunches it at
+    later calls with the autotuner's best config; while the host code is sampled, each call
+    must go through the autotuner (one launch per config), so its caches are emptied first.
+    Returns (class, "run", the original) for each patched."""
+    from triton.runtime.jit import KernelInterface
+    patched = []
+    for cls in _with_subclasses(KernelInterface):
+        if cls.__module__.startswith("triton.") or "run" not in cls.__dict__:
+            continue
+        original_run = cls.__dict__["run"]
+
+        def uncached(self, *args, _run=original_run, **kwargs):
+            for name, value in vars(self).items():
+                if "cache" in name:
+                    for cache in (value if isinstance(value, (tuple, list)) else [value]):
+                        if isinstance(cache, dict):
+                            cache.clear()
+            return _run(self, *args, **kwargs)
+
+        cls.run = uncached
+        patched.append((cls, "run", original_run))
+    return patched
 
 
 def _as_tensor(value):
@@ -1367,8 +1408,11 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
             if power_after:  # (it may follow that power of two)
                 following.append((len(arguments), name, context))
                 return None
-            argument = _run_time_constexpr(op, name, first, values, fit_envs, check_envs,
-                                           context, refusal, arch, notes, probe)
+            try:
+                argument = _run_time_constexpr(op, name, first, values, fit_envs, check_envs,
+                                               context, refusal, arch, notes, probe)
+            except GenerationError as final:
+                raise UnrecoveredConstexpr(str(final), position, kernel_name, name) from None
             run_time_constexprs.append(name)
         return argument
 
@@ -1458,7 +1502,11 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
                                   "with one num_warps and num_stages per variant: fix them")
     # An option at Triton's default changes nothing (the layer-norm tutorial passes num_ctas=1).
     unknown = sorted(f"{k}={options[k]}" for k in set(options) - {"num_warps", "num_stages"}
-                     if options[k] != _TRITON_OPTION_DEFAULTS.get(k, _NO_DEFAULT))
+                     if options[k] != _TRITON_OPTION_DEFAULTS.get(k, _NO_DEFAULT) and
+                     k not in _OVERLAP_OPTIONS)
+    for name in sorted(k for k in options if k in _OVERLAP_OPTIONS and options[k]):
+        notes.add(f"launch option {name}={options[name]} of '{kernel_name}' ({first.where}) is "
+                  f"not generated: {_OVERLAP_OPTIONS[name]}")
     if unknown:
         raise GenerationError(f"op '{op.qualname}': launch option(s) {', '.join(unknown)} of "
                               f"'{kernel_name}' ({first.where}) are not generated: launch with "
@@ -1674,6 +1722,11 @@ def _compile_problem(record, name, triton_type, arch):
 
 # Launch options a kernel compiled ahead of time takes at these values, whoever passes them.
 _TRITON_OPTION_DEFAULTS = {"num_ctas": 1}
+# Options that only let a kernel overlap the one before it: launched without them, it computes
+# the same (a grid-dependency wait returns at once when the grid before has finished).
+_OVERLAP_OPTIONS = {"launch_pdl": "the plugin launches the kernel without programmatic "
+                                  "dependent launch, which computes the same without the overlap "
+                                  "with the kernel before it"}
 _NO_DEFAULT = object()
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import emit
-from .discover import GenerationError, find_ops, parse_example
+from .discover import GenerationError, UnrecoveredConstexpr, find_ops, parse_example
 from .sympy_to_dim import TranslationError
 
 SUPPORTED_DTYPES = ("float32", "float16", "bfloat16")
@@ -164,6 +164,25 @@ def _with_structural_bools(op, trace_and_recover, log):
         return result
 
 
+# Constexprs held at the example's value, at most, before the op is refused.
+MOST_HELD = 4
+
+
+def _with_held_constexprs(held, trace_and_recover):
+    """trace_and_recover(); where a constexpr takes values no rule recovers (UnrecoveredConstexpr),
+    again with it in `held` (which trace_and_recover holds at the example's value, requiring the
+    sizes where the host code gives it): the structure choices above, which keep every size the
+    kernel takes, are tried first."""
+    while True:
+        try:
+            return trace_and_recover()
+        except UnrecoveredConstexpr as refusal:
+            if len(held) == MOST_HELD or any(
+                    (h.position, h.name) == (refusal.position, refusal.name) for h in held):
+                raise
+            held.append(refusal)
+
+
 def _where(function):
     try:
         return f"{Path(inspect.getsourcefile(function)).name}:{inspect.getsourcelines(function)[1]}"
@@ -196,7 +215,8 @@ def _generate(module, out, examples, ops, dtypes, arch, log, example_equalities,
     import torch
     import triton
 
-    from .domain import equal_extents_of_inputs, keep_to_example_kernels, learn_domain
+    from .domain import (equal_extents_of_inputs, hold_constexpr, keep_to_example_kernels,
+                         learn_domain)
     from .launches import DTYPES, recover_launches
     from .shapes import traced_shapes
 
@@ -237,6 +257,10 @@ def _generate(module, out, examples, ops, dtypes, arch, log, example_equalities,
                            else [])
                 learn_domain(op, example, traced, DTYPES[dtypes[0]], arch, assumed)
                 keep_to_example_kernels(op, example, traced, DTYPES[dtypes[0]], arch, assumed)
+                for refusal in held:
+                    if not hold_constexpr(op, example, traced, refusal.position, refusal.kernel,
+                                          refusal.name, DTYPES[dtypes[0]], arch, assumed):
+                        raise refusal
                 for note in op.notes:
                     log(f"{op.qualname}: note: {note}")
                 op.notes.clear()
@@ -249,8 +273,10 @@ def _generate(module, out, examples, ops, dtypes, arch, log, example_equalities,
                                                 example_equalities=example_equalities, log=log,
                                                 max_block=max_block)
 
-            traced, recovered = _with_structural_bools(
-                op, lambda: _with_axis_attributes(op, trace_and_recover, log), log)
+            held = []
+            traced, recovered = _with_held_constexprs(
+                held, lambda: _with_structural_bools(
+                    op, lambda: _with_axis_attributes(op, trace_and_recover, log), log))
             if not recovered.launches:
                 raise GenerationError(f"op '{op.qualname}': its host code launches no Triton "
                                       f"kernel for {text}")
