@@ -34,6 +34,8 @@ struct Options {
   bool no_gpu_here = false;           // this machine has no usable GPU (not merely --cpu)
   std::chrono::seconds timeout{300};  // per case
   bool json = false;
+  // On a GPU, each enqueue is also captured into a CUDA graph and replayed (--no-cuda-graph).
+  bool cuda_graph = true;
   std::uint64_t seed = 1;
   // The concurrency run after the cases (--threads): 0 threads for none.
   int threads = 0;

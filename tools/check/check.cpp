@@ -28,7 +28,7 @@ void check_usage(std::ostream& out) {
          "         (--case FILE.json | --input DTYPE:SHAPE... [--attr NAME=VALUE]...\n"
          "          [--shape-input V,V,...]... [--expect-shape AxB]...)\n"
          "         [--reference COMMAND | --reference-op NS::NAME] [--seed N] [--timeout SECONDS]\n"
-         "         [--strings-without-nul] [--cpu] [--json]\n"
+         "         [--strings-without-nul] [--cpu] [--no-cuda-graph] [--json]\n"
          "         [--only-case NAME]... [--threads N [--contexts M] [--seconds S]]\n"
          "  SHAPE is like 2x3x8; a dimension may be a range MIN..MAX (opt is MAX; kernels also\n"
          "  run at the MIN shapes).\n"
@@ -43,7 +43,10 @@ void check_usage(std::ostream& out) {
          "  --threads N: after the cases, N threads, each with M execution contexts (default 1;\n"
          "  a plugin per case attached to each, as TensorRT does, and a stream), enqueue every\n"
          "  case at once for S seconds (default 10); every output must be bitwise equal to the\n"
-         "  serial run's. Needs a GPU (skipped without one).\n";
+         "  serial run's. Needs a GPU (skipped without one).\n"
+         "  On a GPU each enqueue is also captured into a CUDA graph (as TensorRT and\n"
+         "  Torch-TensorRT capture it) and replayed twice; its outputs must be bitwise equal to\n"
+         "  the direct run's. --no-cuda-graph leaves that out.\n";
 }
 
 Options parse_check_args(const std::vector<std::string_view>& args) {
@@ -102,6 +105,8 @@ Options parse_check_args(const std::vector<std::string_view>& args) {
       only_cases.emplace_back(value());
     } else if (a == "--cpu") {
       options.cpu_only = true;
+    } else if (a == "--no-cuda-graph") {
+      options.cuda_graph = false;
     } else if (a == "--json") {
       options.json = true;
     } else if (!a.starts_with("--") && options.library.empty()) {
@@ -281,6 +286,11 @@ int check_main(const std::vector<std::string_view>& args) {
   if (options.cpu_only) {
     no_gpu = "--cpu given";
     report.header["gpu"] = "none (--cpu given): everything but enqueue is checked";
+  }
+  if (!no_gpu) {
+    report.header["cuda graph"] = options.cuda_graph
+                                      ? "each enqueue also captured and replayed twice"
+                                      : "not captured (--no-cuda-graph)";
   }
   report.header["library"] = options.library;
   report.header["op"] = options.op + (options.version.empty() ? "" : " v" + options.version);

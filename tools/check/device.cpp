@@ -92,6 +92,44 @@ void DeviceBuffer::poison_async(cudaStream_t stream) {
   check(cudaMemsetAsync(data_, 0xA5, bytes_, stream), "cudaMemsetAsync");
 }
 
+CapturedGraph::CapturedGraph(cudaStream_t stream, const std::function<bool()>& enqueue) {
+  check(cudaGetLastError(), "before capturing enqueue");
+  check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+  const bool enqueued = enqueue();
+  // What the plugin's own CUDA calls ran into while the stream was captured (it may ignore it).
+  const cudaError_t during = cudaGetLastError();
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+  (void)cudaGetLastError();  // capture errors are not sticky: leave none behind
+  auto name = [](cudaError_t e) {
+    return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
+  };
+  if (!enqueued) failure_ = "enqueue returned an error while its stream was captured";
+  if (during != cudaSuccess) {
+    failure_ += (failure_.empty() ? "" : "; ") +
+                std::string("a CUDA call in enqueue failed while its stream was captured: ") +
+                name(during);
+  }
+  if (ended != cudaSuccess) {
+    failure_ += (failure_.empty() ? "" : "; ") + std::string("cudaStreamEndCapture returned ") +
+                name(ended);
+  }
+  if (failure_.empty()) {
+    const cudaError_t instantiated = cudaGraphInstantiate(&exec_, graph, 0);
+    if (instantiated != cudaSuccess)
+      failure_ = "cudaGraphInstantiate returned " + name(instantiated);
+  }
+  if (graph != nullptr) cudaGraphDestroy(graph);
+}
+
+CapturedGraph::~CapturedGraph() {
+  if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
+}
+
+void CapturedGraph::launch(cudaStream_t stream) {
+  check(cudaGraphLaunch(exec_, stream), "cudaGraphLaunch");
+}
+
 Stream::Stream(bool non_blocking) {
   check(
       cudaStreamCreateWithFlags(&stream_, non_blocking ? cudaStreamNonBlocking : cudaStreamDefault),

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -48,6 +49,25 @@ class DeviceBuffer {
   void* data_ = nullptr;
   std::size_t bytes_ = 0;
   std::size_t guard_ = 0;
+};
+
+// What an enqueue launches on a stream, captured into a CUDA graph as TensorRT (enqueueV3 on a
+// captured stream) and Torch-TensorRT (use_cuda_graph) capture it: global capture mode, in which
+// synchronizing, allocating or copying to the host is an error.
+class CapturedGraph {
+ public:
+  // Captures what `enqueue` (true where it succeeded) launches on `stream`, and instantiates it.
+  CapturedGraph(cudaStream_t stream, const std::function<bool()>& enqueue);
+  ~CapturedGraph();
+  CapturedGraph(const CapturedGraph&) = delete;
+  CapturedGraph& operator=(const CapturedGraph&) = delete;
+  // Why the capture or the instantiation failed; empty where the graph can be launched.
+  const std::string& failure() const noexcept { return failure_; }
+  void launch(cudaStream_t stream);
+
+ private:
+  cudaGraphExec_t exec_ = nullptr;
+  std::string failure_;
 };
 
 class Stream {

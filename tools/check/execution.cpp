@@ -133,11 +133,15 @@ std::optional<std::vector<HostTensor>> CaseRun::execute(nvinfer1::IPluginV3& plu
   }
   const std::string where = point == Point::Opt ? "" : " at the " + point_name(point) + " shapes";
   std::optional<std::vector<HostTensor>> result;
-  step(label + ": enqueue", [&]() -> std::string {
-    Stream stream;
-    std::vector<DeviceBuffer> inputs, outputs;
-    std::vector<const void*> input_ptrs;
-    std::vector<void*> output_ptrs;
+  // Kept for the CUDA graph step: the same buffers, stream and the outputs as first written.
+  std::optional<Stream> stream;
+  std::vector<DeviceBuffer> inputs, outputs;
+  std::optional<DeviceBuffer> workspace;
+  std::vector<const void*> input_ptrs;
+  std::vector<void*> output_ptrs;
+  std::vector<HostTensor> written;
+  const bool ran = step(label + ": enqueue", [&]() -> std::string {
+    stream.emplace();
     for (const HostTensor& t : point_inputs) {
       inputs.emplace_back(t.bytes.size());
       inputs.back().upload(t.bytes.data(), t.bytes.size());
@@ -155,12 +159,12 @@ std::optional<std::vector<HostTensor>> CaseRun::execute(nvinfer1::IPluginV3& plu
       outputs.back().poison();
       output_ptrs.push_back(outputs.back().data());
     }
-    DeviceBuffer workspace(workspace_, kGuardBytes);
+    workspace.emplace(workspace_, kGuardBytes);
     if (runtime->enqueue(in_descs.data(), out_descs.data(), input_ptrs.data(), output_ptrs.data(),
-                         workspace.data(), stream.get()) != 0) {
+                         workspace->data(), stream->get()) != 0) {
       return "returned an error";
     }
-    stream.synchronize("after enqueue");
+    stream->synchronize("after enqueue");
     for (int j = 0; j < nb_outputs_; ++j) {
       const HostTensor& t = host[std::size_t(j)];
       if (const auto at = outputs[std::size_t(j)].guard_overwritten()) {
@@ -169,7 +173,7 @@ std::optional<std::vector<HostTensor>> CaseRun::execute(nvinfer1::IPluginV3& plu
                "): guard byte " + std::to_string(*at) + " after it changed";
       }
     }
-    if (const auto at = workspace.guard_overwritten()) {
+    if (const auto at = workspace->guard_overwritten()) {
       return "wrote past the end of the workspace (" + std::to_string(workspace_) +
              " bytes, as getWorkspaceSize asked for the profile" + where + "): guard byte " +
              std::to_string(*at) + " after it changed";
@@ -178,6 +182,7 @@ std::optional<std::vector<HostTensor>> CaseRun::execute(nvinfer1::IPluginV3& plu
       outputs[std::size_t(j)].download(host[std::size_t(j)].bytes.data(),
                                        host[std::size_t(j)].bytes.size());
     }
+    written = host;
     // Size tensors: within their upper bound; they give the actual extents.
     std::map<std::int32_t, std::int64_t> counts;
     for (const auto& [output, upper] : uppers) {
@@ -210,6 +215,36 @@ std::optional<std::vector<HostTensor>> CaseRun::execute(nvinfer1::IPluginV3& plu
     result = std::move(host);
     return "";
   });
+  if (ran && options_.cuda_graph) {
+    step(label + ": CUDA graph, captured and replayed twice", [&]() -> std::string {
+      CapturedGraph graph(stream->get(), [&] {
+        return runtime->enqueue(in_descs.data(), out_descs.data(), input_ptrs.data(),
+                                output_ptrs.data(), workspace->data(), stream->get()) == 0;
+      });
+      if (!graph.failure().empty()) {
+        return graph.failure() +
+               ": enqueue must not synchronize, allocate or free device memory, or copy device "
+               "values to the host (TensorRT and Torch-TensorRT capture it into CUDA graphs)";
+      }
+      for (int replay = 1; replay <= 2; ++replay) {
+        for (DeviceBuffer& output : outputs) output.poison_async(stream->get());
+        graph.launch(stream->get());
+        stream->synchronize("replaying the graph");
+        for (int j = 0; j < nb_outputs_; ++j) {
+          const HostTensor& direct = written[std::size_t(j)];
+          HostTensor replayed = direct;
+          outputs[std::size_t(j)].download(replayed.bytes.data(), replayed.bytes.size());
+          if (!bitwise_equal(replayed, direct)) {
+            const auto mismatch = compare(replayed, direct, Tolerance{0, 0});
+            return "replay " + std::to_string(replay) + ", output " + std::to_string(j) +
+                   " differs from the direct enqueue's" + where + ": " +
+                   mismatch.value_or("bytes differ");
+          }
+        }
+      }
+      return "";
+    });
+  }
   return result;
 }
 

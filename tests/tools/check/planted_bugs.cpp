@@ -38,6 +38,9 @@ enum class Bug {
   ReportsError,
   LeaksAllocation,
   SharesScratch,
+  SyncsInEnqueue,
+  AllocatesInEnqueue,
+  ReadsDeviceValue,
   OutOfBoundsRead,
   SharedMemoryRace,
   InvalidWarpBarrier,
@@ -193,6 +196,25 @@ class Plugin final : public IPluginV3,
       log_error("planted: cudaMemsetAsync failed");
       return 1;
     }
+    return breaks_graph_capture(inputs, stream);
+  }
+
+  // The planted bugs that break a CUDA graph capture of enqueue (and only that: run directly,
+  // they succeed). The first and the last ignore the error, as such plugins usually do.
+  int32_t breaks_graph_capture(const void* const* inputs, cudaStream_t stream) const {
+    if (bug_ == Bug::SyncsInEnqueue) {
+      (void)cudaStreamSynchronize(stream);
+    } else if (bug_ == Bug::AllocatesInEnqueue) {
+      void* scratch = nullptr;
+      if (cudaMalloc(&scratch, 256) != cudaSuccess) {
+        log_error("planted: cudaMalloc in enqueue failed");
+        return 1;
+      }
+      cudaFree(scratch);
+    } else if (bug_ == Bug::ReadsDeviceValue) {
+      float first = 0;
+      (void)cudaMemcpy(&first, inputs[0], sizeof first, cudaMemcpyDeviceToHost);
+    }
     return 0;
   }
   IPluginV3* attachToContext(IPluginResourceContext* context) noexcept override {
@@ -337,6 +359,9 @@ Creator g_writes_past_output(Bug::WritesPastOutput, "writes_past_output");
 Creator g_reports_error(Bug::ReportsError, "reports_error");
 Creator g_leaks_allocation(Bug::LeaksAllocation, "leaks_allocation");
 Creator g_shares_scratch(Bug::SharesScratch, "shares_scratch");
+Creator g_syncs_in_enqueue(Bug::SyncsInEnqueue, "syncs_in_enqueue");
+Creator g_allocates_in_enqueue(Bug::AllocatesInEnqueue, "allocates_in_enqueue");
+Creator g_reads_device_value(Bug::ReadsDeviceValue, "reads_device_value");
 #ifdef PLANTED_KERNELS
 Creator g_out_of_bounds_read(Bug::OutOfBoundsRead, "out_of_bounds_read");
 Creator g_shared_memory_race(Bug::SharedMemoryRace, "shared_memory_race");
@@ -362,6 +387,9 @@ IPluginCreatorInterface* g_creators[] = {
     &g_reports_error,
     &g_leaks_allocation,
     &g_shares_scratch,
+    &g_syncs_in_enqueue,
+    &g_allocates_in_enqueue,
+    &g_reads_device_value,
 #ifdef PLANTED_KERNELS
     &g_out_of_bounds_read,
     &g_shared_memory_race,
