@@ -9,13 +9,13 @@ import hashlib
 import json
 import os
 import re
-import shutil
 from pathlib import Path
 
 import sympy
 
 from . import kernel_variants
 from .fitting import output_name
+from .kernel_source import kernel_file_text
 from .shapes import allowed_values, copy_point, set_text
 from .sympy_to_dim import DimTranslator
 
@@ -860,7 +860,10 @@ def write_project(op, structures, dtypes, out_dir, provenance, arch, log=print, 
         raise ValueError(f"op '{op.qualname}': kernels from several files ({kernel_files}) are "
                          "not generated")
     kernel_file = kernel_files.pop()
-    shutil.copyfile(kernel_file, directory / kernel_file.name)
+    run_time_globals = {}
+    for launch in (launch for s in structures for launch in s.launches):
+        run_time_globals.update(launch.kernel_globals)
+    (directory / kernel_file.name).write_text(kernel_file_text(kernel_file, run_time_globals))
     (directory / f"{op.name}.cpp").write_text(cpp_source(op, structures, dtypes, provenance))
     (directory / "CMakeLists.txt").write_text(
         cmake_lists(op, structures, dtypes, kernel_file.name, arch))

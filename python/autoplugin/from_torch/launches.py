@@ -81,6 +81,8 @@ class RecoveredLaunch:
     # Builds for the values the run-time constexprs have at the example (SPECIALIZE_VALUES), each
     # {name: value as the signature writes it}, with the family's constexprs there (the variant).
     value_builds: list = field(default_factory=list)
+    # The kernel's globals as it ran (a library may bind names its file does not: kernel_source)
+    kernel_globals: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def varying(self):
@@ -1524,7 +1526,7 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
     return RecoveredLaunch(kernel_name, Path(kernel.fn.__code__.co_filename).resolve(), grid,
                            arguments, int(options.get("num_warps", 4)),
                            int(options.get("num_stages", 3)), first.where, first.line, family,
-                           first.config, value_builds)
+                           first.config, value_builds, kernel.fn.__globals__)
 
 
 def _same_for_every_dtype(op, position, first, arguments, grid, family, dtype_runs):
