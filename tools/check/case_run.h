@@ -30,6 +30,9 @@ struct Options {
   std::vector<CheckCase> cases;
   std::string reference;
   std::string reference_op;  // another op of the library whose outputs are the reference
+  // A TensorRT runtime library whose plugin registry loads the plugin library (--tensorrt);
+  // empty: check loads it itself.
+  std::string tensorrt_runtime;
   bool cpu_only = false;
   bool no_gpu_here = false;           // this machine has no usable GPU (not merely --cpu)
   std::chrono::seconds timeout{300};  // per case

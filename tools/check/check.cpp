@@ -28,7 +28,8 @@ void check_usage(std::ostream& out) {
          "         (--case FILE.json | --input DTYPE:SHAPE... [--attr NAME=VALUE]...\n"
          "          [--shape-input V,V,...]... [--expect-shape AxB]...)\n"
          "         [--reference COMMAND | --reference-op NS::NAME] [--seed N] [--timeout SECONDS]\n"
-         "         [--strings-without-nul] [--cpu] [--no-cuda-graph] [--json]\n"
+         "         [--strings-without-nul] [--cpu] [--no-cuda-graph] [--tensorrt LIBNVINFER]\n"
+         "         [--json]\n"
          "         [--only-case NAME]... [--threads N [--contexts M] [--seconds S]]\n"
          "  SHAPE is like 2x3x8; a dimension may be a range MIN..MAX (opt is MAX; kernels also\n"
          "  run at the MIN shapes).\n"
@@ -46,11 +47,17 @@ void check_usage(std::ostream& out) {
          "  serial run's. Needs a GPU (skipped without one).\n"
          "  On a GPU each enqueue is also captured into a CUDA graph (as TensorRT and\n"
          "  Torch-TensorRT capture it) and replayed twice; its outputs must be bitwise equal to\n"
-         "  the direct run's. --no-cuda-graph leaves that out.\n";
+         "  the direct run's. --no-cuda-graph leaves that out.\n"
+         "  --tensorrt LIBNVINFER (or $AUTOPLUGIN_TENSORRT_RUNTIME): TensorRT's plugin registry,\n"
+         "  from that runtime library (libnvinfer.so.N or the lean libnvinfer_lean.so.N), loads\n"
+         "  the library and gives the creators, as an engine does; else check loads it itself.\n";
 }
 
 Options parse_check_args(const std::vector<std::string_view>& args) {
   Options options;
+  if (const char* runtime = std::getenv("AUTOPLUGIN_TENSORRT_RUNTIME")) {
+    options.tensorrt_runtime = runtime;
+  }
   CheckCase flags_case;
   flags_case.name = "command line";
   std::string case_file;
@@ -105,6 +112,8 @@ Options parse_check_args(const std::vector<std::string_view>& args) {
       only_cases.emplace_back(value());
     } else if (a == "--cpu") {
       options.cpu_only = true;
+    } else if (a == "--tensorrt") {
+      options.tensorrt_runtime = value();
     } else if (a == "--no-cuda-graph") {
       options.cuda_graph = false;
     } else if (a == "--json") {
@@ -295,7 +304,8 @@ int check_main(const std::vector<std::string_view>& args) {
   report.header["library"] = options.library;
   report.header["op"] = options.op + (options.version.empty() ? "" : " v" + options.version);
   try {
-    PluginLibrary library(options.library, logger);
+    PluginLibrary library(options.library, logger, options.tensorrt_runtime);
+    report.header["loaded by"] = library.loaded_by();
     if (!library.has_logger_finder()) {
       report.info("setLoggerFinder", "not exported: the library's log lines are not captured");
     }

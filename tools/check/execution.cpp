@@ -369,8 +369,8 @@ void CaseRun::serialization() {
   });
   PluginPtr deserialized;
   if (!step("createPlugin(kRUNTIME) from the serialized fields", [&]() -> std::string {
-        deserialized.reset(creator_->createPlugin("check", serialized.collection(),
-                                                  nvinfer1::TensorRTPhase::kRUNTIME));
+        deserialized.reset(library_.runtime_creator(*creator_).createPlugin(
+            "check", serialized.collection(), nvinfer1::TensorRTPhase::kRUNTIME));
         if (!deserialized) return "the creator returned no plugin";
         if (!core_of(*deserialized) || !runtime_of(*deserialized)) {
           return "a plugin made at run time returns kCORE and kRUNTIME";

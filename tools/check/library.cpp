@@ -77,7 +77,12 @@ void CapturingLogger::forward_to(std::function<void(const std::string&)> sink) {
   sink_ = std::move(sink);
 }
 
-PluginLibrary::PluginLibrary(const std::string& path, CapturingLogger& logger) : path_(path) {
+PluginLibrary::PluginLibrary(const std::string& path, CapturingLogger& logger,
+                             const std::string& tensorrt_runtime)
+    : path_(path) {
+  if (!tensorrt_runtime.empty()) load_with_registry(tensorrt_runtime);
+  // Loaded by TensorRT's registry already, this gives its handle (the library is not loaded
+  // twice); the logger finder then set is check's, so that each step shows what it logged.
   handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle_ == nullptr) throw Error("cannot load " + path + ": " + dlerror());
   using SetLoggerFinder = void (*)(nvinfer1::ILoggerFinder*);
@@ -85,6 +90,12 @@ PluginLibrary::PluginLibrary(const std::string& path, CapturingLogger& logger) :
   if (auto* set_finder = reinterpret_cast<SetLoggerFinder>(dlsym(handle_, "setLoggerFinder"))) {
     set_finder(&logger);
     has_logger_finder_ = true;
+  }
+  if (registry_ != nullptr) {
+    std::int32_t count = 0;
+    nvinfer1::IPluginCreatorInterface* const* creators = registry_->getAllCreators(&count);
+    if (count > 0 && creators != nullptr) creators_.assign(creators, creators + count);
+    return;
   }
   auto* get_creators = reinterpret_cast<GetCreators>(dlsym(handle_, "getCreators"));
   if (get_creators == nullptr) {
@@ -101,8 +112,53 @@ PluginLibrary::PluginLibrary(const std::string& path, CapturingLogger& logger) :
   creators_.assign(creators, creators + count);
 }
 
+void PluginLibrary::load_with_registry(const std::string& tensorrt_runtime) {
+  // Kept loaded for the process: TensorRT's registry outlives this object's uses of it.
+  void* runtime = dlopen(tensorrt_runtime.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (runtime == nullptr) {
+    throw Error("cannot load TensorRT's runtime " + tensorrt_runtime + ": " + dlerror());
+  }
+  using GetRegistry = nvinfer1::IPluginRegistry* (*)();
+  using GetVersion = std::int32_t (*)();
+  auto* get_registry = reinterpret_cast<GetRegistry>(dlsym(runtime, "getPluginRegistry"));
+  auto* get_version = reinterpret_cast<GetVersion>(dlsym(runtime, "getInferLibVersion"));
+  if (get_registry == nullptr || get_version == nullptr) {
+    throw Error(tensorrt_runtime + " is not a TensorRT runtime library (it exports no " +
+                (get_registry == nullptr ? "getPluginRegistry" : "getInferLibVersion") + ")");
+  }
+  registry_ = get_registry();
+  if (registry_ == nullptr) throw Error(tensorrt_runtime + ": getPluginRegistry returned null");
+  registry_handle_ = registry_->loadLibrary(path_.c_str());
+  if (registry_handle_ == nullptr) {
+    throw Error("TensorRT's plugin registry (" + tensorrt_runtime + ") could not load " + path_ +
+                " (loadLibrary returned null; TensorRT's log above says why)");
+  }
+  const std::int32_t version = get_version();
+  loaded_by_ = "TensorRT " + std::to_string(version / 10000) + "." +
+               std::to_string(version / 100 % 100) + "." + std::to_string(version % 100) +
+               "'s plugin registry (" + tensorrt_runtime + "): loadLibrary, getAllCreators, " +
+               "getCreator for the runtime phase";
+}
+
 PluginLibrary::~PluginLibrary() {
+  if (registry_ != nullptr && registry_handle_ != nullptr) {
+    registry_->deregisterLibrary(registry_handle_);
+  }
   if (handle_ != nullptr) dlclose(handle_);
+}
+
+nvinfer1::IPluginCreatorV3One& PluginLibrary::runtime_creator(
+    const nvinfer1::IPluginCreatorV3One& built_with) {
+  if (registry_ == nullptr) return const_cast<nvinfer1::IPluginCreatorV3One&>(built_with);
+  nvinfer1::IPluginCreatorInterface* found = registry_->getCreator(
+      built_with.getPluginName(), built_with.getPluginVersion(), built_with.getPluginNamespace());
+  if (found == nullptr || !is_v3_creator(*found)) {
+    throw Error(std::string("TensorRT's plugin registry has no IPluginV3 creator for ") +
+                built_with.getPluginName() + " version " + built_with.getPluginVersion() +
+                " in namespace '" + built_with.getPluginNamespace() +
+                "': a deserializing engine would not find the plugin");
+  }
+  return static_cast<nvinfer1::IPluginCreatorV3One&>(*found);
 }
 
 bool is_v3_creator(nvinfer1::IPluginCreatorInterface& creator) {

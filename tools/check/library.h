@@ -32,14 +32,25 @@ class CapturingLogger final : public nvinfer1::ILogger, public nvinfer1::ILogger
 
 class PluginLibrary {
  public:
-  // Throws autoplugin::Error naming the file and what is missing.
-  PluginLibrary(const std::string& path, CapturingLogger& logger);
+  // Throws autoplugin::Error naming the file and what is missing. With `tensorrt_runtime` (a
+  // TensorRT runtime library: libnvinfer.so.N, or the lean runtime libnvinfer_lean.so.N), the
+  // library is loaded by TensorRT's own plugin registry (loadLibrary, getAllCreators) as an
+  // engine build, trtexec --dynamicPlugins or a deserializing runtime loads it; else with
+  // dlopen, the way the registry does.
+  PluginLibrary(const std::string& path, CapturingLogger& logger,
+                const std::string& tensorrt_runtime = "");
   ~PluginLibrary();
   PluginLibrary(const PluginLibrary&) = delete;
   PluginLibrary& operator=(const PluginLibrary&) = delete;
 
   const std::string& path() const noexcept { return path_; }
   bool has_logger_finder() const noexcept { return has_logger_finder_; }
+  // Which code loaded the library and found its creators, for the report.
+  const std::string& loaded_by() const noexcept { return loaded_by_; }
+  // The creator a deserializing engine gets for a plugin `built_with` made: TensorRT's
+  // registry's getCreator(name, version, namespace) where it loaded the library, else the same.
+  // Throws autoplugin::Error where the registry finds none.
+  nvinfer1::IPluginCreatorV3One& runtime_creator(const nvinfer1::IPluginCreatorV3One& built_with);
   std::span<nvinfer1::IPluginCreatorInterface* const> creators() const noexcept {
     return creators_;
   }
@@ -48,9 +59,14 @@ class PluginLibrary {
   nvinfer1::IPluginCreatorV3One& find(std::string_view op, std::string_view version) const;
 
  private:
+  void load_with_registry(const std::string& tensorrt_runtime);
+
   std::string path_;
   void* handle_ = nullptr;
   bool has_logger_finder_ = false;
+  std::string loaded_by_ = "autoplugin check's own dlopen";
+  nvinfer1::IPluginRegistry* registry_ = nullptr;  // TensorRT's, where it loaded the library
+  nvinfer1::IPluginRegistry::PluginLibraryHandle registry_handle_ = nullptr;
   std::vector<nvinfer1::IPluginCreatorInterface*> creators_;
 };
 
