@@ -63,6 +63,7 @@ import itertools
 import json
 import multiprocessing
 import os
+import re
 import site
 import sys
 import sysconfig
@@ -75,7 +76,11 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from triton_aot_embed import (  # noqa: E402
     ARTEFACT_FORMAT, IDENTIFIER, NONE, POINTER_SIZE, SCALAR_TYPES, DtypeConstexpr, UsageError,
-    check_parameter_sizes, embed, parse_constexpr, ptx_entry_parameters, remove_variant_files, ship)
+    check_parameter_sizes, generate_header, generate_source, parse_constexpr,
+    ptx_entry_parameters, read_artefact, read_manifest, read_specializations,
+    remove_variant_files, ship)
+from triton_aot_family import (  # noqa: E402
+    generate_family_header, generate_family_source, read_family)
 
 VARYING = "constexpr"  # a signature entry whose value each variant of a family gives
 
@@ -686,6 +691,29 @@ def write_depfile(depfile, target, files):
         return str(path).replace(" ", "\\ ").replace("#", "\\#").replace("$", "$$")
     lines = [f"{escaped(target)}:"] + [f" {escaped(file)}" for file in files]
     Path(depfile).write_text(" \\\n".join(lines) + "\n")
+
+
+def embed(artefact, namespace, out_dir):
+    """OUT/ARTEFACT.cpp and OUT/include/triton_kernels/ARTEFACT.h for an artefact or a family."""
+    name = Path(artefact).name
+    if not IDENTIFIER.fullmatch(name):
+        raise UsageError(f"the artefact name '{name}' is not a C++ identifier")
+    if namespace and not re.fullmatch(r"(::)?[A-Za-z_]\w*(::[A-Za-z_]\w*)*", namespace, re.A):
+        raise UsageError(f"the namespace '{namespace}' is not a C++ namespace name")
+    manifest, json_path = read_manifest(artefact)
+    if manifest.get("family"):
+        family = read_family(artefact, manifest, json_path)
+        header = generate_family_header(name, namespace, family)
+        source = generate_family_source(name, namespace, family)
+    else:
+        metadata, cubin, ptx = read_artefact(artefact)
+        header = generate_header(name, namespace, metadata)
+        source = generate_source(name, namespace, metadata, cubin, ptx,
+                                 read_specializations(artefact, metadata))
+    out = Path(out_dir)
+    (out / "include" / "triton_kernels").mkdir(parents=True, exist_ok=True)
+    (out / "include" / "triton_kernels" / f"{name}.h").write_bytes(header.encode())
+    (out / f"{name}.cpp").write_bytes(source.encode())
 
 
 def compile_command(args):

@@ -3,10 +3,11 @@ library only (a build from shipped artefacts needs no Triton).
 
 An artefact DIR/NAME is NAME.json (the metadata: run-time parameters with their sizes, constexprs,
 warps, shared memory, scratch needs), NAME.cubin and NAME.ptx; a family's NAME.json lists its
-variants, each an artefact DIR/NAME.<k>. embed() writes OUT/NAME.cpp (the embedded modules and
-their KernelImages) and OUT/include/triton_kernels/NAME.h (struct NAME with the constexprs and a
-typed launch(); for a family, triton_aot_family.py's selection by value). ship() copies an
-artefact into the folder it is shipped in.
+variants, each an artefact DIR/NAME.<k>. generate_header() and generate_source() give one
+artefact's NAME.h (struct NAME with the constexprs and a typed launch()) and NAME.cpp (the
+embedded modules and their KernelImages); triton_aot_family.py, on top of this module, gives a
+family's, with its selection by value; triton_aot.py's embed picks one or the other. ship()
+copies an artefact into the folder it is shipped in.
 """
 import json
 import math
@@ -483,30 +484,6 @@ def read_specializations(artefact, metadata):
                              "compilations: regenerate the artefact)")
         result.append(specialized)
     return result
-
-
-def embed(artefact, namespace, out_dir):
-    name = Path(artefact).name
-    if not IDENTIFIER.fullmatch(name):
-        raise UsageError(f"the artefact name '{name}' is not a C++ identifier")
-    if namespace and not re.fullmatch(r"(::)?[A-Za-z_]\w*(::[A-Za-z_]\w*)*", namespace, re.A):
-        raise UsageError(f"the namespace '{namespace}' is not a C++ namespace name")
-    manifest, json_path = read_manifest(artefact)
-    if manifest.get("family"):
-        from triton_aot_family import (generate_family_header, generate_family_source,
-                                       read_family)
-        family = read_family(artefact, manifest, json_path)
-        header = generate_family_header(name, namespace, family)
-        source = generate_family_source(name, namespace, family)
-    else:
-        metadata, cubin, ptx = read_artefact(artefact)
-        header = generate_header(name, namespace, metadata)
-        source = generate_source(name, namespace, metadata, cubin, ptx,
-                                 read_specializations(artefact, metadata))
-    out = Path(out_dir)
-    (out / "include" / "triton_kernels").mkdir(parents=True, exist_ok=True)
-    (out / "include" / "triton_kernels" / f"{name}.h").write_bytes(header.encode())
-    (out / f"{name}.cpp").write_bytes(source.encode())
 
 
 def remove_variant_files(directory, name, keep):
