@@ -8,7 +8,7 @@ import os
 import re
 import sys
 
-source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "examples",
                       "circular_pad", "circular_pad.cu")
 text = open(source).read()
 start = text.index("struct PadGeometry {")

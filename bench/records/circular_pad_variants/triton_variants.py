@@ -27,7 +27,7 @@ import triton
 import triton.language as tl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-EXAMPLE = os.path.join(HERE, "..", "..", "examples", "circular_pad_triton", "circular_pad_triton.py")
+EXAMPLE = os.path.join(HERE, "..", "..", "..", "examples", "circular_pad_triton", "circular_pad_triton.py")
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 WORDS = {2: torch.int16, 4: torch.int32, 8: torch.int64}
 MB = 1e6
