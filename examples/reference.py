@@ -85,10 +85,15 @@ def embedding_bag(weight, indices, *rest):
     # offsets and per_sample_weights: None when absent, or not listed when trailing.
     *optional, attributes, shape_inputs = rest
     offsets, per_sample_weights = (list(optional) + [None, None])[:2]
+    # Attributes the case leaves out come as the plugin serialized them: the bool as 0/1, the
+    # optional int as a list (empty for None).
+    padding_idx = attributes.get("padding_idx")
+    if isinstance(padding_idx, list):
+        padding_idx = padding_idx[0] if padding_idx else None
     return [F.embedding_bag(indices, weight, offsets, mode=attributes.get("mode", "sum"),
                             per_sample_weights=per_sample_weights,
-                            include_last_offset=attributes.get("include_last_offset", False),
-                            padding_idx=attributes.get("padding_idx"))]
+                            include_last_offset=bool(attributes.get("include_last_offset", False)),
+                            padding_idx=padding_idx)]
 
 
 def scatter_reduce(self, index, src, attributes, shape_inputs):

@@ -226,6 +226,7 @@ std::optional<std::vector<HostTensor>> CaseRun::execute(nvinfer1::IPluginV3& plu
                ": enqueue must not synchronize, allocate or free device memory, or copy device "
                "values to the host (TensorRT and Torch-TensorRT capture it into CUDA graphs)";
       }
+      std::set<int> nondeterministic;
       for (int replay = 1; replay <= 2; ++replay) {
         for (DeviceBuffer& output : outputs) output.poison_async(stream->get());
         graph.launch(stream->get());
@@ -234,13 +235,22 @@ std::optional<std::vector<HostTensor>> CaseRun::execute(nvinfer1::IPluginV3& plu
           const HostTensor& direct = written[std::size_t(j)];
           HostTensor replayed = direct;
           outputs[std::size_t(j)].download(replayed.bytes.data(), replayed.bytes.size());
-          if (!bitwise_equal(replayed, direct)) {
-            const auto mismatch = compare(replayed, direct, Tolerance{0, 0});
-            return "replay " + std::to_string(replay) + ", output " + std::to_string(j) +
-                   " differs from the direct enqueue's" + where + ": " +
-                   mismatch.value_or("bytes differ");
+          if (bitwise_equal(replayed, direct)) continue;
+          // A kernel whose result changes from run to run (atomics in no fixed order) differs
+          // from run to run, graph or not: within the case's tolerance, it is noted.
+          const auto mismatch = compare(replayed, direct, case_tolerance(direct.dtype));
+          if (!mismatch) {
+            nondeterministic.insert(j);
+            continue;
           }
+          return "replay " + std::to_string(replay) + ", output " + std::to_string(j) +
+                 " differs from the direct enqueue's" + where + ": " + *mismatch;
         }
+      }
+      for (int j : nondeterministic) {
+        report_.info("nondeterministic output " + std::to_string(j),
+                     "the graph's replays are not bitwise equal to the direct run, but within "
+                     "the case's tolerance");
       }
       return "";
     });
