@@ -59,9 +59,12 @@ file(WRITE ${venv_site}/autoplugin_test_base.pth "${output}")
 run("installing the wheel" ${clean_env} ${venv}/bin/python -m pip install --no-deps
     --disable-pip-version-check ${wheel})
 
-# The installed script, not activated, with only the system's python3 on PATH: the tool runs
-# from-torch with the environment's Python.
-run("autoplugin from-torch" ${clean_env} ${venv}/bin/autoplugin from-torch
+# The installed script, not activated: the tool runs from-torch with the environment's Python,
+# never python3 from PATH (a stub that fails here).
+file(WRITE ${WORK_DIR}/stubs/python3 "#!/bin/sh\necho 'python3 from PATH was run' >&2\nexit 1\n")
+file(CHMOD ${WORK_DIR}/stubs/python3 PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+run("autoplugin from-torch" ${clean_env} --modify PATH=path_list_prepend:${WORK_DIR}/stubs
+    ${venv}/bin/autoplugin from-torch
     ${SOURCE_DIR}/examples/from_torch/scaled_leaky_relu.py --out ${generated} --no-artefacts)
 string(REGEX MATCH "[^\n]*/scaled_leaky_relu" project "${output}")
 if(NOT IS_DIRECTORY "${project}")
