@@ -35,8 +35,10 @@ install(FILES src/torch/torch_ops.cpp src/torch/torch_signature.cpp src/torch/to
         DESTINATION ${CMAKE_INSTALL_DATADIR}/autoplugin/torch)
 install(DIRECTORY include/autoplugin DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # The Python package (pure Python), found by `autoplugin from-torch` beside the tool.
-install(DIRECTORY python/autoplugin DESTINATION ${CMAKE_INSTALL_DATADIR}/autoplugin/python
-        PATTERN "__pycache__" EXCLUDE)
+if(AUTOPLUGIN_INSTALL_PYTHON_PACKAGE)
+  install(DIRECTORY python/autoplugin DESTINATION ${CMAKE_INSTALL_DATADIR}/autoplugin/python
+          PATTERN "__pycache__" EXCLUDE)
+endif()
 install(FILES cmake/AutopluginCudaStandard.cmake DESTINATION ${AUTOPLUGIN_CMAKE_DIR})
 
 install(EXPORT autoplugin-targets NAMESPACE autoplugin:: DESTINATION ${AUTOPLUGIN_CMAKE_DIR})

@@ -186,15 +186,19 @@ int describe_ops(const std::vector<std::string_view>& args) {
   return describe_library(parsed);
 }
 
-// The Python package, beside the tool once installed (share/autoplugin/python), in the source
-// tree for a build, or wherever Python finds it (pip install).
-std::string python_package_dir(const char* argv0) {
+// Where the Python package is, for from-torch: beside the tool in a CMake install
+// (PREFIX/share/autoplugin/python); nowhere to add in a wheel, whose tool lives inside the
+// installed package (site-packages/autoplugin/bin) that the environment's Python imports; else the
+// source tree of a build. Empty where Python is left to find it.
+std::string python_package_dir() {
   namespace fs = std::filesystem;
   std::error_code error;
-  const fs::path tool = fs::canonical(fs::path(argv0), error);
+  const fs::path tool = fs::read_symlink("/proc/self/exe", error);  // argv[0] may be a bare name
   if (!error) {
-    const fs::path installed = tool.parent_path().parent_path() / "share/autoplugin/python";
+    const fs::path prefix = tool.parent_path().parent_path();
+    const fs::path installed = prefix / "share/autoplugin/python";
     if (fs::exists(installed / "autoplugin")) return installed.string();
+    if (prefix.filename() == "autoplugin" && fs::exists(prefix / "__init__.py")) return "";
   }
   if (fs::exists(fs::path(AUTOPLUGIN_SOURCE_PYTHON_DIR) / "autoplugin")) {
     return AUTOPLUGIN_SOURCE_PYTHON_DIR;
@@ -202,21 +206,26 @@ std::string python_package_dir(const char* argv0) {
   return "";
 }
 
-// Generation runs in Python (it imports the user's module, PyTorch and Triton).
-int from_torch(const char* argv0, const std::vector<std::string_view>& args) {
-  const std::string package = python_package_dir(argv0);
+// Generation runs in Python (it imports the user's module, PyTorch and Triton): AUTOPLUGIN_PYTHON
+// where set (the wheel's `autoplugin` script sets it to the Python it was installed into), else
+// python3 from PATH.
+int from_torch(const std::vector<std::string_view>& args) {
+  const std::string package = python_package_dir();
   if (!package.empty()) {
     const char* existing = std::getenv("PYTHONPATH");
     const std::string path = package + (existing && *existing ? ":" + std::string(existing) : "");
     setenv("PYTHONPATH", path.c_str(), 1);
   }
-  std::vector<std::string> owned = {"python3", "-m", "autoplugin.from_torch"};
+  const char* chosen = std::getenv("AUTOPLUGIN_PYTHON");
+  const std::string python = chosen && *chosen ? chosen : "python3";
+  std::vector<std::string> owned = {python, "-m", "autoplugin.from_torch"};
   for (std::string_view a : args) owned.emplace_back(a);
   std::vector<char*> argv;
   for (std::string& a : owned) argv.push_back(a.data());
   argv.push_back(nullptr);
-  execvp("python3", argv.data());
-  std::cerr << "autoplugin from-torch: cannot run python3: " << std::strerror(errno) << "\n";
+  execvp(python.c_str(), argv.data());
+  std::cerr << "autoplugin from-torch: cannot run " << python << ": " << std::strerror(errno)
+            << "\n";
   return kFailed;
 }
 
@@ -236,7 +245,7 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   if (command == "describe") return describe_ops(args);
   if (command == "list") return list_ops(args);
-  if (command == "from-torch") return from_torch(argv[0], args);
+  if (command == "from-torch") return from_torch(args);
   if (command == "new") return autoplugin::scaffold::new_main(args);
   if (command == "check" || command == "inspect" || command == "onnx") {
 #ifdef AUTOPLUGIN_WITH_CHECK
