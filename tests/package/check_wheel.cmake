@@ -36,9 +36,9 @@ set(clean_env ${CMAKE_COMMAND} -E env --unset=PYTHONPATH --unset=TensorRT_ROOT
               --unset=TENSORRT_ROOT --unset=CMAKE_GENERATOR)
 
 string(TIMESTAMP started "%s")
-set(wheel_options -C build-dir=${wheel_build})
+set(wheel_options --config-settings=build-dir=${wheel_build})
 if(TensorRT_INCLUDE_DIR)
-  list(APPEND wheel_options -C cmake.define.TensorRT_INCLUDE_DIR=${TensorRT_INCLUDE_DIR})
+  list(APPEND wheel_options --config-settings=cmake.define.TensorRT_INCLUDE_DIR=${TensorRT_INCLUDE_DIR})
 endif()
 run("building the wheel" ${clean_env} ${PYTHON} -m pip wheel --no-deps --no-build-isolation
     --disable-pip-version-check --wheel-dir ${WORK_DIR}/wheel ${wheel_options} ${SOURCE_DIR})
