@@ -47,7 +47,8 @@ void check_usage(std::ostream& out) {
          "  serial run's. Needs a GPU (skipped without one).\n"
          "  On a GPU each enqueue is also captured into a CUDA graph (as TensorRT and\n"
          "  Torch-TensorRT capture it) and replayed twice; its outputs must be bitwise equal to\n"
-         "  the direct run's. --no-cuda-graph leaves that out.\n"
+         "  the direct run's (within tolerance where the replays differ from each other).\n"
+         "  --no-cuda-graph leaves that out.\n"
          "  --tensorrt LIBNVINFER (or $AUTOPLUGIN_TENSORRT_RUNTIME): TensorRT's plugin registry,\n"
          "  from that runtime library (libnvinfer.so.N or the lean libnvinfer_lean.so.N), loads\n"
          "  the library and gives the creators, as an engine does; else check loads it itself.\n";

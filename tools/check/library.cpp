@@ -148,8 +148,8 @@ PluginLibrary::~PluginLibrary() {
 }
 
 nvinfer1::IPluginCreatorV3One& PluginLibrary::runtime_creator(
-    const nvinfer1::IPluginCreatorV3One& built_with) {
-  if (registry_ == nullptr) return const_cast<nvinfer1::IPluginCreatorV3One&>(built_with);
+    nvinfer1::IPluginCreatorV3One& built_with) {
+  if (registry_ == nullptr) return built_with;
   nvinfer1::IPluginCreatorInterface* found = registry_->getCreator(
       built_with.getPluginName(), built_with.getPluginVersion(), built_with.getPluginNamespace());
   if (found == nullptr || !is_v3_creator(*found)) {

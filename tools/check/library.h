@@ -50,7 +50,7 @@ class PluginLibrary {
   // The creator a deserializing engine gets for a plugin `built_with` made: TensorRT's
   // registry's getCreator(name, version, namespace) where it loaded the library, else the same.
   // Throws autoplugin::Error where the registry finds none.
-  nvinfer1::IPluginCreatorV3One& runtime_creator(const nvinfer1::IPluginCreatorV3One& built_with);
+  nvinfer1::IPluginCreatorV3One& runtime_creator(nvinfer1::IPluginCreatorV3One& built_with);
   std::span<nvinfer1::IPluginCreatorInterface* const> creators() const noexcept {
     return creators_;
   }
