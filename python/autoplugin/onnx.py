@@ -326,7 +326,7 @@ def aten_translation_table(library: Union[Library, str], domain: Optional[str] =
     """``custom_translation_table`` entries that export aten's ``embedding_bag`` (which ONNX
     export otherwise writes as a ``Loop`` over bags) as the plugin node of ``op_name``, an op of
     ``library`` with the examples' embedding_bag schema; merge them with ``translation_table``.
-    The node's arguments are the Torch-TensorRT converter's (``autoplugin.aten_converters``):
+    The node's arguments are the Torch-TensorRT converter's (``autoplugin.aten.embedding_bag``):
     ``mode`` by name, ``padding_idx`` as PyTorch means it, the training-only arguments dropped.
     aten's op has three more outputs (``offset2bag``, ``bag_size``, ``max_indices``) that only
     its backward reads: they are exported as empty int64 tensors, so a model that reads them
@@ -336,7 +336,7 @@ def aten_translation_table(library: Union[Library, str], domain: Optional[str] =
     import torch
     from onnxscript import opset18
 
-    from .aten_converters import _EMBEDDING_BAG_ARGUMENTS, embedding_bag_arguments
+    from .aten.embedding_bag import ARGUMENTS, arguments
 
     if not isinstance(library, Library):
         library = open_library(library)
@@ -347,8 +347,8 @@ def aten_translation_table(library: Union[Library, str], domain: Optional[str] =
 
     def translation(overload: str):
         def translate(*args, **kwargs):
-            arguments = embedding_bag_arguments(overload, args, kwargs)
-            (output,) = _emit(plugin_node(op, [], arguments, domain))
+            bound = arguments(overload, args, kwargs)
+            (output,) = _emit(plugin_node(op, [], bound, domain))
             unused = opset18.Constant(value_ints=[])  # offset2bag, bag_size, max_indices
             return output, unused, unused, unused
 
@@ -356,7 +356,7 @@ def aten_translation_table(library: Union[Library, str], domain: Optional[str] =
         translate.__qualname__ = translate.__name__
         translate.__signature__ = inspect.Signature([
             inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)
-            for name in _EMBEDDING_BAG_ARGUMENTS])
+            for name in ARGUMENTS])
         return translate
 
     aten = torch.ops.aten

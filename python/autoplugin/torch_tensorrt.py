@@ -226,27 +226,3 @@ def register_aten_converters(library: Library, targets: Sequence[Any], validator
         dynamo_tensorrt_converter(target, capability_validator=validator,
                                   priority=ConverterPriority.HIGH,
                                   supports_dynamic_shapes=True)(converter)
-
-
-_registered_converters: Dict[Any, Library] = {}
-
-
-def register_plugin_converters(plugin_library: str, op_name: str, targets: Sequence[Any],
-                               validator: Any, request: Any) -> Library:
-    """Registers converters of the aten overloads ``targets`` onto plugin ``op_name`` of a plugin
-    library (as register_aten_converters does), once per library and op: each adds the plugin
-    that ``request(op, args, kwargs, target)`` asks for (``op``: the library's description of
-    the op) and returns its outputs."""
-    library = open_library(plugin_library)
-    key = (library.path, op_name)
-    if key in _registered_converters:
-        return library
-    op = library.op(op_name)  # raises naming the library's ops when it lacks this one
-
-    def converter(ctx, target, args, kwargs, name):
-        outputs = add_plugin_layer(ctx, request(op, args, kwargs, str(target)), name)
-        return outputs[0] if len(outputs) == 1 else tuple(outputs)
-
-    register_aten_converters(library, targets, validator, converter)
-    _registered_converters[key] = library
-    return library

@@ -1,4 +1,4 @@
-"""The Torch-TensorRT converters of python/autoplugin/aten_scatter.py without TensorRT: a
+"""The Torch-TensorRT converters of python/autoplugin/aten/scatter.py without TensorRT: a
 GNN-style model exported with torch.export gives aten.scatter_reduce.two and
 aten.scatter_add.default nodes; the validator accepts each and refuses what the plugin cannot
 take, with the reason; each node's plugin request decodes, in the examples' op library, to the
@@ -38,11 +38,11 @@ class Validator(unittest.TestCase):
     def setUpClass(cls):
         import torch
 
-        import autoplugin.aten_scatter
+        import autoplugin.aten.scatter
         import autoplugin.torch
 
         cls.torch = torch
-        cls.scatter = autoplugin.aten_scatter
+        cls.scatter = autoplugin.aten.scatter
         cls.library = autoplugin.torch.load_library(LIBRARY)
         nodes, edges, features = 50, 300, 16
         generator = torch.Generator().manual_seed(0)

@@ -1,4 +1,4 @@
-"""The Torch-TensorRT converters of python/autoplugin/aten_sort.py without TensorRT: a model with
+"""The Torch-TensorRT converters of python/autoplugin/aten/sort.py without TensorRT: a model with
 the sorts real models call (mixture-of-experts routing's stable argsort of expert ids, token
 merging's descending argsort of scores, top-p sampling's descending sort of probabilities over a
 vocabulary, a stable sort along dim 0), exported with torch.export and Torch-TensorRT's kind of
@@ -34,11 +34,11 @@ class Validator(unittest.TestCase):
     def setUpClass(cls):
         import torch
 
-        import autoplugin.aten_sort
+        import autoplugin.aten.sort
         import autoplugin.torch
 
         cls.torch = torch
-        cls.sort = autoplugin.aten_sort
+        cls.sort = autoplugin.aten.sort
         cls.library = autoplugin.torch.load_library(LIBRARY)
         generator = torch.Generator().manual_seed(0)
         # A vocabulary above TensorRT's TopK limit (3840), as top-p sampling sorts.

@@ -1,4 +1,4 @@
-"""The aten embedding_bag converter (python/autoplugin/aten_converters.py) on a DLRM-style model
+"""The aten embedding_bag converter (python/autoplugin/aten/embedding_bag.py) on a DLRM-style model
 (examples/embedding_bag/dlrm.py): torch.export's embedding_bag nodes, before and after
 decomposition; the validator's answer for each; the plugin request each becomes, decoded by the
 plugin library's creator; and on a GPU, the exported graph with each node replaced by our op
@@ -30,13 +30,13 @@ class DLRMExport(unittest.TestCase):
     def setUpClass(cls):
         import torch
 
-        from autoplugin import aten_converters
+        from autoplugin.aten import embedding_bag
         from autoplugin.library import open_library
 
         sys.path.insert(0, os.path.join(SOURCE, "examples", "embedding_bag"))
         import dlrm
 
-        cls.torch, cls.dlrm, cls.converters = torch, dlrm, aten_converters
+        cls.torch, cls.dlrm, cls.converters = torch, dlrm, embedding_bag
         cls.library = open_library(PLUGIN_LIBRARY)
         torch.manual_seed(0)
         cls.model = dlrm.DLRM().eval()
@@ -45,7 +45,7 @@ class DLRMExport(unittest.TestCase):
 
     def nodes(self, graph):
         return [n for n in graph.nodes if n.op == "call_function"
-                and str(n.target) in self.converters.EMBEDDING_BAG_OVERLOADS]
+                and str(n.target) in self.converters.TARGETS]
 
     def expected_values(self, table):
         _, _, mode, padding, _, last_offset = table
@@ -57,9 +57,9 @@ class DLRMExport(unittest.TestCase):
         for node, table in zip(nodes, self.dlrm.TABLES):
             with self.subTest(node=node.name):
                 self.assertEqual(str(node.target), overload)
-                self.assertIsNone(self.converters.embedding_bag_refusal(self.library, node))
-                request = self.converters.embedding_bag_request(
-                    self.library, node.args, node.kwargs, str(node.target))
+                self.assertIsNone(self.converters.refusal(self.library, node))
+                request = self.converters.plugin_request(
+                    self.library.op(self.converters.OP), node.args, node.kwargs, str(node.target))
                 self.assertEqual((request.plugin_name, request.plugin_namespace,
                                   request.plugin_version), ("embedding_bag", "torchtrt_ex", "1"))
                 decoded = self.library.decode_fields("torchtrt_ex::embedding_bag", request.fields)
@@ -107,7 +107,7 @@ class DLRMExport(unittest.TestCase):
             with self.subTest(model=type(model).__name__):
                 graph = torch.export.export(model, args).graph
                 (node,) = self.nodes(graph)
-                refusal = self.converters.embedding_bag_refusal(self.library, node)
+                refusal = self.converters.refusal(self.library, node)
                 print(f"{type(model).__name__}: refused: {refusal}")
                 self.assertIn(reason, refusal or "")
 
@@ -117,7 +117,7 @@ class DLRMExport(unittest.TestCase):
 
         autoplugin.torch.load_library(LIBRARY)
         module = self.torch.export.export(model, inputs).module()
-        replaced = self.converters.replace_embedding_bags(module, self.library)
+        replaced = self.converters.replace_nodes(module, self.library)
         self.assertEqual(len(replaced), len(self.dlrm.TABLES))
         self.assertFalse(self.nodes(module.graph))
         calls = [n for n in module.graph.nodes if n.op == "call_function"]

@@ -9,18 +9,18 @@ sort, such as the ``argsort(expert_ids, stable=True)`` of mixture-of-experts rou
 graph), and refuses ``sort.default`` when the sorted dimension is dynamic or longer than
 TensorRT's TopK takes (3840): token merging over 4096 tokens, top-p sampling over a vocabulary.
 
-    import autoplugin.aten_sort
-    autoplugin.aten_sort.register_converters("libautoplugin_examples_plugins.so")
+    import autoplugin.aten.sort
+    autoplugin.aten.sort.register_converters("libautoplugin_examples_plugins.so")
 
 Everything but the TensorRT calls is a pure function of the graph node: ``refusal`` (why the
 plugin cannot take a node, or None), ``sort_arguments`` and ``plugin_request``, tested without
 TensorRT.
 """
 
-from typing import Any, Dict, NamedTuple, Optional
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
-from . import torch_tensorrt as _torch_tensorrt
-from .library import Library
+from .. import torch_tensorrt as _torch_tensorrt
+from .conversion import Conversion, bind
 
 OP = "torchtrt_ex::sort"
 VALUE_DTYPES = ("float32", "float16", "bfloat16", "int32", "int64")
@@ -42,17 +42,13 @@ target_name = _torch_tensorrt.node_target
 def sort_arguments(node: Any) -> SortArguments:
     """The plugin's arguments for a sort.default or sort.stable node."""
     target = target_name(node)
-    args, kwargs = list(node.args), dict(node.kwargs)
     if target == "aten.sort.default":
         names = ["self", "dim", "descending"]
     elif target == "aten.sort.stable":
         names = ["self"]  # stable, dim and descending are keyword-only
     else:
         raise ValueError(f"{target} is not one of {', '.join(TARGETS)}")
-    bound = dict(zip(names, args))
-    bound.update(kwargs)
-    if "self" not in bound:
-        raise ValueError(f"{target}: missing argument self")
+    bound = bind(target, names, node.args, dict(node.kwargs), required=["self"])
     return SortArguments(bound["self"], bound.get("dim", -1), bool(bound.get("descending", False)),
                          bool(bound.get("stable", False)))
 
@@ -86,24 +82,17 @@ def supports(node: Any, settings: Any = None) -> bool:
     return refusal(node) is None
 
 
-def plugin_request(op: Dict[str, Any], args: Any, kwargs: Dict[str, Any],
-                   target: str) -> _torch_tensorrt.PluginRequest:
-    """The plugin for one call with a converter's ``args``/``kwargs`` (a TensorRT tensor or graph
-    node in the tensor position); ``op`` is the plugin library's description of OP."""
-
-    call = sort_arguments(_torch_tensorrt.ConverterCall(target, args, kwargs))
-    return _torch_tensorrt.plugin_request(
-        op, [call.self], {"dim": call.dim, "descending": call.descending, "stable": call.stable})
+def _plugin_call(node: Any) -> Tuple[List[Any], Dict[str, Any]]:
+    call = sort_arguments(node)
+    return [call.self], {"dim": call.dim, "descending": call.descending, "stable": call.stable}
 
 
-def register_converters(plugin_library: str) -> Library:
-    """Registers converters for aten.sort.default and aten.sort.stable onto OP of a TensorRT
-    plugin library that has it (the examples' plugin library), at a priority above
-    Torch-TensorRT's own (its TopK-based converter of sort.default then never takes a node ours
-    accepts), and removes any Torch-TensorRT decomposition of the two ops. Loads the library into
-    TensorRT's plugin registry (once)."""
-    import torch
+CONVERSION = Conversion(OP, TARGETS, refusal, _plugin_call)
 
-    return _torch_tensorrt.register_plugin_converters(
-        plugin_library, OP, (torch.ops.aten.sort.default, torch.ops.aten.sort.stable), supports,
-        plugin_request)
+# The plugin for one converter call: plugin_request(op, args, kwargs, target), ``op`` the plugin
+# library's description of OP.
+plugin_request = CONVERSION.request
+# Registers converters for aten.sort.default and aten.sort.stable onto OP of a TensorRT plugin
+# library that has it (the examples' plugin library); Torch-TensorRT's TopK-based converter of
+# sort.default then never takes a node ours accepts.
+register_converters = CONVERSION.register

@@ -1,4 +1,4 @@
-"""The aten embedding_bag converter's plain parts (python/autoplugin/aten_converters.py) on
+"""The aten embedding_bag converter's plain parts (python/autoplugin/aten/embedding_bag.py) on
 stand-in graph nodes, without PyTorch or TensorRT: aten's arguments as the plugin op's, the
 validator's answers with their reasons, and the plugin request decoded by the examples' plugin
 library (AUTOPLUGIN_PLUGIN_LIBRARY)."""
@@ -6,7 +6,7 @@ import operator
 import os
 import unittest
 
-from autoplugin import aten_converters
+from autoplugin.aten import embedding_bag as converters
 from autoplugin.library import open_library
 
 LIBRARY = os.environ.get("AUTOPLUGIN_PLUGIN_LIBRARY", "")
@@ -71,7 +71,7 @@ class Arguments(unittest.TestCase):
         ]
         for overload, args, padding_idx in cases:
             with self.subTest(overload=overload, args=args[8:]):
-                mapped = aten_converters.embedding_bag_arguments(overload, args, {})
+                mapped = converters.arguments(overload, args, {})
                 self.assertEqual(mapped, {"weight": WEIGHT, "indices": INDICES,
                                           "offsets": OFFSETS, "mode": "mean",
                                           "per_sample_weights": None,
@@ -79,7 +79,7 @@ class Arguments(unittest.TestCase):
                                           "padding_idx": padding_idx})
 
     def test_defaults_and_keywords(self):
-        mapped = aten_converters.embedding_bag_arguments(
+        mapped = converters.arguments(
             "aten._embedding_bag.default", (WEIGHT, INDICES, OFFSETS),
             {"mode": 2, "per_sample_weights": None})
         self.assertEqual((mapped["mode"], mapped["include_last_offset"], mapped["padding_idx"]),
@@ -87,7 +87,7 @@ class Arguments(unittest.TestCase):
 
     def test_a_mode_aten_does_not_have_is_refused(self):
         with self.assertRaisesRegex(ValueError, "mode is 0 .sum., 1 .mean. or 2 .max., not 3"):
-            aten_converters.embedding_bag_arguments(
+            converters.arguments(
                 "aten.embedding_bag.default", (WEIGHT, INDICES, OFFSETS, False, 3), {})
 
 
@@ -97,7 +97,7 @@ class Validator(unittest.TestCase):
         cls.library = open_library(LIBRARY)
 
     def refusal(self, node):
-        return aten_converters.embedding_bag_refusal(self.library, node)
+        return converters.refusal(self.library, node)
 
     def test_the_plugin_takes_every_dtype_pair_it_has_launchers_for(self):
         for weight_dtype in ("float32", "float16", "bfloat16"):
@@ -146,8 +146,8 @@ class Request(unittest.TestCase):
 
     def test_the_creator_decodes_the_call_and_the_inputs_are_the_tensors(self):
         args = (WEIGHT, INDICES, OFFSETS, False, 0, False, SAMPLE_WEIGHTS, True, -3)
-        request = aten_converters.embedding_bag_request(
-            self.library, args, {}, "aten.embedding_bag.padding_idx")
+        request = converters.plugin_request(
+            self.library.op(converters.OP), args, {}, "aten.embedding_bag.padding_idx")
         self.assertEqual((request.plugin_name, request.plugin_namespace, request.plugin_version),
                          ("embedding_bag", "torchtrt_ex", "1"))
         self.assertEqual(request.tensor_arguments, [WEIGHT, INDICES, OFFSETS, SAMPLE_WEIGHTS])
@@ -158,8 +158,8 @@ class Request(unittest.TestCase):
                                              "padding_idx": -3})
 
     def test_no_per_sample_weights_is_one_input_fewer(self):
-        request = aten_converters.embedding_bag_request(
-            self.library, (WEIGHT, INDICES, OFFSETS, False, 2), {}, "aten._embedding_bag.default")
+        request = converters.plugin_request(
+            self.library.op(converters.OP), (WEIGHT, INDICES, OFFSETS, False, 2), {}, "aten._embedding_bag.default")
         self.assertEqual(request.tensor_arguments, [WEIGHT, INDICES, OFFSETS])
         self.assertEqual(request.absent_inputs, [3])
         decoded = self.library.decode_fields("torchtrt_ex::embedding_bag", request.fields)

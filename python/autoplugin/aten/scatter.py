@@ -6,18 +6,18 @@
 functionalized). Torch-TensorRT has no converter for either: it decomposes them into a loop
 unrolled per element along ``dim``, which refuses ``include_self=False`` and truncates ``mean``.
 
-    import autoplugin.aten_scatter
-    autoplugin.aten_scatter.register_converters("libautoplugin_examples_plugins.so")
+    import autoplugin.aten.scatter
+    autoplugin.aten.scatter.register_converters("libautoplugin_examples_plugins.so")
 
 Everything but the TensorRT calls is a pure function of the graph node: ``refusal`` (why the
 plugin cannot take a node, or None), ``scatter_arguments`` and ``plugin_request``, tested
 without TensorRT.
 """
 
-from typing import Any, Dict, NamedTuple, Optional
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
-from . import torch_tensorrt as _torch_tensorrt
-from .library import Library
+from .. import torch_tensorrt as _torch_tensorrt
+from .conversion import Conversion, bind
 
 OP = "torchtrt_ex::scatter_reduce"
 REDUCES = ("sum", "prod", "mean", "amax", "amin")
@@ -44,17 +44,12 @@ target_name = _torch_tensorrt.node_target
 def scatter_arguments(node: Any) -> ScatterArguments:
     """The plugin's arguments for a scatter_reduce.two or scatter_add.default node."""
     target = target_name(node)
-    args, kwargs = list(node.args), dict(node.kwargs)
     names = ["self", "dim", "index", "src"]
     if target == "aten.scatter_reduce.two":
-        names.append("reduce")
+        names.append("reduce")  # include_self is keyword-only
     elif target != "aten.scatter_add.default":
         raise ValueError(f"{target} is not one of {', '.join(TARGETS)}")
-    bound = dict(zip(names, args))
-    bound.update(kwargs)
-    missing = [n for n in names if n not in bound]
-    if missing:
-        raise ValueError(f"{target}: missing argument(s) {', '.join(missing)}")
+    bound = bind(target, names, node.args, dict(node.kwargs), required=names)
     return ScatterArguments(bound["self"], bound["dim"], bound["index"], bound["src"],
                             bound.get("reduce", "sum"), bool(bound.get("include_self", True)))
 
@@ -112,26 +107,18 @@ def supports(node: Any, settings: Any = None) -> bool:
     return refusal(node) is None
 
 
-def plugin_request(op: Dict[str, Any], args: Any, kwargs: Dict[str, Any],
-                   target: str) -> _torch_tensorrt.PluginRequest:
-    """The plugin for one call with a converter's ``args``/``kwargs`` (TensorRT tensors or graph
-    nodes in the tensor positions); ``op`` is the plugin library's description of OP."""
-
-    call = scatter_arguments(_torch_tensorrt.ConverterCall(target, args, kwargs))
-    return _torch_tensorrt.plugin_request(
-        op, [call.self, call.dim, call.index, call.src],
-        {"reduce": call.reduce, "include_self": call.include_self})
+def _plugin_call(node: Any) -> Tuple[List[Any], Dict[str, Any]]:
+    call = scatter_arguments(node)
+    return ([call.self, call.dim, call.index, call.src],
+            {"reduce": call.reduce, "include_self": call.include_self})
 
 
-def register_converters(plugin_library: str) -> Library:
-    """Registers converters for aten.scatter_reduce.two and aten.scatter_add.default onto OP of
-    a TensorRT plugin library that has it (the examples' plugin library), at a priority above
-    Torch-TensorRT's own, and removes Torch-TensorRT's decompositions of the two ops, which
-    would replace them before any converter is asked. Loads the library into TensorRT's plugin
-    registry (once)."""
-    import torch
+CONVERSION = Conversion(OP, TARGETS, refusal, _plugin_call)
 
-    return _torch_tensorrt.register_plugin_converters(
-        plugin_library, OP,
-        (torch.ops.aten.scatter_reduce.two, torch.ops.aten.scatter_add.default), supports,
-        plugin_request)
+# The plugin for one converter call: plugin_request(op, args, kwargs, target), ``op`` the plugin
+# library's description of OP.
+plugin_request = CONVERSION.request
+# Registers converters for aten.scatter_reduce.two and aten.scatter_add.default onto OP of a
+# TensorRT plugin library that has it (the examples' plugin library); Torch-TensorRT's own
+# decompositions of the two, which would unroll them before any converter is asked, are removed.
+register_converters = CONVERSION.register
