@@ -1,7 +1,7 @@
 # from-torch's kernel variants end to end on the CPU: the test modules with a constexpr family,
 # heuristics and autotune configs are generated, built against the installed package (as in
 # tests/package) and passed through `autoplugin check` with their own cases (CPU steps here;
-# tests/python/run_variants_gpu.sh runs them on a GPU).
+# `scripts/gpu variants` runs them on a GPU).
 #   cmake -DBUILD_DIR=<autoplugin build> -DWORK_DIR=<scratch> -DPYTHON=<python with torch, triton>
 #         -DSOURCE_DIR=<autoplugin source> -DCUDA_COMPILER=<nvcc> -P check_variants_build.cmake
 execute_process(COMMAND ${PYTHON} -c "import torch, triton" RESULT_VARIABLE missing
