@@ -27,12 +27,13 @@ def main(module_path, folder):
     op = getattr(getattr(torch.ops, namespace), name)
     inputs = [torch.from_numpy(np.load(os.path.join(folder, i["file"]))).cuda()
               if i and i.get("file") else None for i in case["inputs"]]
-    outputs = op(*inputs, **case.get("attributes", {}))
-    if outputs is None:  # in place: the outputs are the inputs it writes, in order
-        written = [k for k, argument in enumerate(op.default._schema.arguments)
-                   if argument.alias_info and argument.alias_info.is_write]
-        outputs = [inputs[k] for k in written]
-    outputs = outputs if isinstance(outputs, (tuple, list)) else [outputs]
+    returned = op(*inputs, **case.get("attributes", {}))
+    returned = [] if returned is None else list(returned) if isinstance(
+        returned, (tuple, list)) else [returned]
+    # The plugin's outputs: the inputs the op writes in place, in order, then what it returns.
+    written = [k for k, argument in enumerate(op.default._schema.arguments)
+               if argument.alias_info and argument.alias_info.is_write]
+    outputs = [inputs[k] for k in written] + returned
     for spec, output in zip(case["outputs"], outputs):
         np.save(os.path.join(folder, spec["file"]),
                 output.to(DTYPES[spec["dtype"]]).cpu().numpy())

@@ -2,8 +2,9 @@
 examples give dim -1 and 0), a permutation (`permute3d`), and an attribute the fake pins to 1
 (`shift_one`: `torch._check(k == 1)`), two axes traced at one value (`transpose_copy`: dims 1
 and 2, both traced away from 0 and 1 at 2), and an axis only the host code reads (`row_sum_dim`:
-the fake keeps the shape; the launch's row length is `x.shape[dim]`). Each is part of the
-structure, as a string is: the plugin takes the examples' values of it."""
+the fake keeps the shape; the launch's row length is `x.shape[dim]`), and a keepdim the examples
+give one value of (`sum_rows`). Each is part of the structure, as a string is: the plugin takes
+the examples' values of it, and the other value of a bool or the other axes of an axis."""
 import torch
 import triton
 import triton.language as tl
@@ -14,7 +15,8 @@ AUTOPLUGIN_EXAMPLES = ["test::amax_dim(x=[6, 40, 24], dim=-1)",
                        "test::shift_one(x=[300], k=1)",
                        "test::transpose_copy(x=[3, 40, 70], dim0=1, dim1=2)",
                        "test::row_sum_dim(x=[6, 40, 24], dim=-1)",
-                       "test::row_sum_dim(x=[6, 40, 24], dim=0)"]
+                       "test::row_sum_dim(x=[6, 40, 24], dim=0)",
+                       "test::sum_rows(x=[64, 300], keepdim=False)"]
 
 
 @triton.jit
@@ -140,3 +142,24 @@ def row_sum_dim(x: torch.Tensor, dim: int) -> torch.Tensor:
 def _(x, dim):
     torch._check(-x.dim() <= dim < x.dim())
     return torch.empty_like(x)
+
+
+@triton.jit
+def sum_rows_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offsets = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n_cols + offsets, mask=offsets < n_cols, other=0.0)
+    tl.store(y_ptr + row, tl.sum(x, axis=0))
+
+
+@torch.library.custom_op("test::sum_rows", mutates_args=())
+def sum_rows(x: torch.Tensor, keepdim: bool = False) -> torch.Tensor:
+    rows, cols = x.shape
+    y = torch.empty((rows, 1) if keepdim else (rows,), device=x.device, dtype=x.dtype)
+    sum_rows_kernel[(rows,)](x, y, cols, BLOCK=triton.next_power_of_2(cols))
+    return y
+
+
+@sum_rows.register_fake
+def _(x, keepdim=False):
+    return x.new_empty((x.shape[0], 1) if keepdim else (x.shape[0],))

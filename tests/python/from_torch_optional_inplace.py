@@ -1,5 +1,7 @@
-"""An optional bias (`Optional[Tensor]` -> `Tensor?`, one structure with it and one without) and
-an in-place op (`mutates_args=("x",)`, `-> None` -> an aliased `Tensor(a!)` output)."""
+"""An optional bias (`Optional[Tensor]` -> `Tensor?`, one structure with it and one without), an
+in-place op (`mutates_args=("x",)`, `-> None` -> an aliased `Tensor(a!)` output), and an op that
+writes one input in place and returns a new tensor (a state update that returns its output, as
+decode-step convolutions and state-space updates do: `-> (Tensor(a!), Tensor)`)."""
 from typing import Optional
 
 import torch
@@ -8,7 +10,8 @@ import triton.language as tl
 
 AUTOPLUGIN_EXAMPLES = ["test::scale_bias(x=[4, 32], bias=[32], alpha=2.0)",
                        "test::scale_bias(x=[4, 32], bias=None, alpha=2.0)",
-                       "test::axpy_(x=[1000], y=[1000], alpha=0.5)"]
+                       "test::axpy_(x=[1000], y=[1000], alpha=0.5)",
+                       "test::accumulate_scaled(state=[8, 64], x=[8, 64], alpha=0.25)"]
 
 
 @triton.jit
@@ -55,3 +58,26 @@ def axpy_(x: torch.Tensor, y: torch.Tensor, alpha: float) -> None:
 @axpy_.register_fake
 def _(x, y, alpha):
     return None
+
+
+@triton.jit
+def accumulate_scaled_kernel(state_ptr, x_ptr, y_ptr, n, alpha, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    state = tl.load(state_ptr + offsets, mask=mask) + tl.load(x_ptr + offsets, mask=mask)
+    tl.store(state_ptr + offsets, state, mask=mask)
+    tl.store(y_ptr + offsets, state * alpha, mask=mask)
+
+
+@torch.library.custom_op("test::accumulate_scaled", mutates_args=("state",))
+def accumulate_scaled(state: torch.Tensor, x: torch.Tensor, alpha: float) -> torch.Tensor:
+    y = torch.empty_like(x)
+    accumulate_scaled_kernel[(triton.cdiv(x.numel(), 256),)](state, x, y, x.numel(), alpha,
+                                                             BLOCK=256)
+    return y
+
+
+@accumulate_scaled.register_fake
+def _(state, x, alpha):
+    torch._check(state.shape == x.shape)
+    return torch.empty_like(x)

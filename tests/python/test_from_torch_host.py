@@ -110,6 +110,13 @@ class HostCodeAsWrittenTest(GeneratedModules):
                       'Tensor(a0!)"', cpp)
         self.assertIn("if (out.data() != x.data()) {", cpp)
         self.assertIn("/* x_ptr */ out.data(),", cpp)
+        # Written in place and returning a new tensor: the written input's alias first.
+        cpp, _, cases = generated(self.out, "accumulate_scaled")
+        self.assertIn('AUTOPLUGIN_OP("test::accumulate_scaled(Tensor(a0!) state, Tensor x, float '
+                      'alpha) -> (Tensor(a0!), Tensor)"', cpp)
+        self.assertIn("if (out0.data() != state.data()) {", cpp)
+        self.assertIn("/* state_ptr */ out0.data(),", cpp)
+        self.assertIn("/* y_ptr     */ out1.data(),", cpp)
 
     def test_relations_between_inputs(self):
         log = self.module("relations")
@@ -165,7 +172,10 @@ class FieldHostCodeTest(GeneratedModules):
         self.assertIn("    return ap::Shape{x[1], x[2]};", cpp)
         self.assertIn("regenerate with an --example for other ranks, lengths, strings or values "
                       "of dim", cpp)
-        self.assertEqual({case["attributes"]["dim"] for case in cases["cases"]}, {-1, 0})
+        # the axis no example gives, counted from the end as one example counts
+        self.assertIn("if (x.rank() == 3 && dim == -2) {\n", cpp)
+        self.assertIn("    return ap::Shape{x[0], x[2]};", cpp)
+        self.assertEqual({case["attributes"]["dim"] for case in cases["cases"]}, {-1, 0, -2})
         cpp, _, _ = generated(self.out, "permute3d")
         self.assertIn("dims.size() == 3 && dims[0] == 0 && dims[1] == 2 && dims[2] == 1", cpp)
         self.assertIn("return ap::Shape{x[0], x[2], x[1]};", cpp)
@@ -174,6 +184,9 @@ class FieldHostCodeTest(GeneratedModules):
         self.assertIn("if (x.rank() == 1 && k == 1) {", cpp)
         cpp, _, _ = generated(self.out, "transpose_copy")
         self.assertIn("if (x.rank() == 3 && dim0 == 1 && dim1 == 2) {", cpp)
+        # each of the other axes for one of the pair, the other at the example's
+        self.assertIn("if (x.rank() == 3 && dim0 == 0 && dim1 == 2) {", cpp)
+        self.assertIn("return ap::Shape{x[2], x[1], x[0]};", cpp)
         self.assertIn("return ap::Shape{x[0], x[2], x[1]};", cpp)
         # the fake keeps the shape; the host code reads x.shape[dim]
         cpp, _, _ = generated(self.out, "row_sum_dim")
@@ -182,6 +195,13 @@ class FieldHostCodeTest(GeneratedModules):
         self.assertIn("if (x.rank() == 3 && dim == 0) {", cpp)
         self.assertIn('checked_i32(x.size(2), "R")', cpp)
         self.assertIn('checked_i32(x.size(0), "R")', cpp)
+        # keepdim: the example gives False; True changes the output's rank and is generated too
+        cpp, _, cases = generated(self.out, "sum_rows")
+        self.assertIn("if (x.rank() == 2 && !keepdim) {", cpp)
+        self.assertIn("if (x.rank() == 2 && keepdim) {", cpp)
+        self.assertIn("    return ap::Shape{x[0], 1};", cpp)
+        self.assertIn("//   generated for test::sum_rows(x=[64, 300], keepdim=True)", cpp)
+        self.assertEqual({case["attributes"]["keepdim"] for case in cases["cases"]}, {0, 1})
 
     def test_inference_engine_host_code(self):
         self.module("inference_style")

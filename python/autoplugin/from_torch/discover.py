@@ -49,7 +49,7 @@ class CustomOp:
     schema: str  # as declared in the plugin (SymInt written int: an attribute, not a shape input)
     torch_schema: str  # as PyTorch reports it
     arguments: list
-    num_outputs: int  # the plugin's: the returns, or the inputs an in-place op writes
+    num_outputs: int  # the plugin's: the inputs the op writes in place, then its returns
     body: object  # the host code: allocates outputs, computes a grid, launches
     fake: object
     module_path: Path
@@ -69,7 +69,8 @@ class CustomOp:
 
     @property
     def mutated(self):
-        """The inputs an in-place op writes: the plugin's outputs, each aliasing its input."""
+        """The inputs the op writes in place: the plugin's first outputs, each aliasing its
+        input (the op's returns, if any, follow them)."""
         return [a for a in self.arguments if a.mutated]
 
     @property
@@ -132,12 +133,6 @@ def _arguments(qualname, schema):
         if str(returned.type) != "Tensor":
             raise GenerationError(f"op '{qualname}': returns {returned.type}; only Tensor returns "
                                   "are generated: return a Tensor or a tuple of Tensors")
-    if any(a.mutated for a in arguments) and schema.returns:
-        raise GenerationError(f"op '{qualname}' both mutates "
-                              f"{', '.join(a.name for a in arguments if a.mutated)} and returns "
-                              "tensors; a plugin's outputs are either new tensors or the inputs "
-                              "it writes: split it into two ops, or return the written tensors "
-                              "instead of mutating them")
     if not schema.returns and not any(a.mutated for a in arguments):
         raise GenerationError(f"op '{qualname}' returns nothing and mutates nothing "
                               "(mutates_args is empty): a plugin needs an output")
@@ -148,19 +143,22 @@ def plugin_schema(schema):
     """The schema string for AUTOPLUGIN_OP: PyTorch infers `SymInt[]` for a Python `list[int]`
     argument, which in a plugin would be a shape input (a tensor); the op's host code takes it as
     numbers, so it is declared `int[]` (an attribute); a fixed-size list whose default is empty
-    (`int[2] stride=[]`) is declared `int[]`. An in-place op (`-> ()`) returns the
-    tensors it writes, each aliasing its input (`Tensor(a!)`), as TensorRT's in-place plugins
-    do."""
+    (`int[2] stride=[]`) is declared `int[]`. The tensors an op writes in place are its first
+    outputs, each aliasing its input (`Tensor(a!)`), as TensorRT's in-place plugins do; the op's
+    own returns follow them (`(Tensor(a!) cache, Tensor x) -> Tensor` becomes
+    `-> (Tensor(a!), Tensor)`)."""
     text = re.sub(r"\bSymInt\b", "int", str(schema))
     # `int[2] stride=[]` (aten's pooling ops: empty means "as the kernel size"): a list of any
     # length, as the host code reads it.
     text = re.sub(r"\b(int|float|bool)\[\d+\] (\w+)=\[\]", r"\1[] \2=[]", text)
     written = [argument.alias_info for argument in schema.arguments
                if argument.alias_info and argument.alias_info.is_write]
-    if not schema.returns and written:
-        sets = [f"Tensor({sorted(info.before_set)[0]}!)" for info in written]
-        returned = sets[0] if len(sets) == 1 else f"({', '.join(sets)})"
-        text = re.sub(r"-> \(\)$", f"-> {returned}", text)
+    if written:
+        head, returns = text.rsplit(" -> ", 1)
+        listed = returns[1:-1] if returns.startswith("(") else returns
+        types = [f"Tensor({sorted(info.before_set)[0]}!)" for info in written] + \
+            [t.strip() for t in listed.split(",") if t.strip()]
+        text = f"{head} -> " + (types[0] if len(types) == 1 else f"({', '.join(types)})")
     # The returns are named where an argument has a name the plugin gives unnamed returns
     # (`out`: vLLM's ops take their output so).
     head, returns = text.rsplit(" -> ", 1)
@@ -184,8 +182,8 @@ def output_names(argument_names, count):
 
 
 def _num_outputs(schema):
-    return len(schema.returns) or sum(1 for a in schema.arguments
-                                      if a.alias_info and a.alias_info.is_write)
+    return len(schema.returns) + sum(1 for a in schema.arguments
+                                     if a.alias_info and a.alias_info.is_write)
 
 
 @contextlib.contextmanager

@@ -561,29 +561,28 @@ def run_body(op, point, dtype, arch=90, notes=None):
             except Exception as error:
                 raise HostFailure(f"{shapes} {attributes}" if attributes else f"{shapes}",
                                   _failure_site(op, error), error) from None
-    if op.mutated:
-        outputs = [inputs[a.name] for a in op.mutated]
-    else:
-        outputs = list(result) if isinstance(result, (tuple, list)) else [result]
-        if len(outputs) != op.num_outputs or not all(isinstance(t, torch.Tensor)
-                                                     for t in outputs):
-            raise GenerationError(f"op '{op.qualname}': its host code returns "
-                                  f"{[type(t).__name__ for t in outputs]}; the schema declares "
-                                  f"{op.num_outputs} tensor(s)")
-        for index, tensor in enumerate(outputs):
-            if not tensor.is_contiguous():
-                # A permuted view of what the kernel wrote (NHWC returned as NCHW): TensorRT
-                # hands the plugin the output contiguous, so the kernel would write another
-                # layout into it.
-                made = creations.made.get(storage_key(tensor))
-                where = f" ({made[1]}: {made[2]})" if made else ""
-                raise GenerationError(
-                    f"op '{op.qualname}': output {index} is returned as a view whose layout is "
-                    f"not its own (shape {list(tensor.shape)}, strides {list(tensor.stride())}, "
-                    f"of the buffer the host code allocates{where}); a plugin's output is "
-                    "contiguous in its shape, so its kernel would write another layout there: "
-                    "make the kernel write the output in its own layout (through its strides), "
-                    "and return the buffer the kernel writes")
+    # The inputs it writes in place, then what it returns (an in-place op returns None).
+    returned = [] if result is None and op.mutated else (
+        list(result) if isinstance(result, (tuple, list)) else [result])
+    outputs = [inputs[a.name] for a in op.mutated] + returned
+    if len(outputs) != op.num_outputs or not all(isinstance(t, torch.Tensor) for t in returned):
+        raise GenerationError(f"op '{op.qualname}': its host code returns "
+                              f"{[type(t).__name__ for t in returned]}; the schema declares "
+                              f"{op.num_outputs - len(op.mutated)} tensor(s)")
+    for index, tensor in enumerate(returned, start=len(op.mutated)):
+        if not tensor.is_contiguous():
+            # A permuted view of what the kernel wrote (NHWC returned as NCHW): TensorRT
+            # hands the plugin the output contiguous, so the kernel would write another
+            # layout into it.
+            made = creations.made.get(storage_key(tensor))
+            where = f" ({made[1]}: {made[2]})" if made else ""
+            raise GenerationError(
+                f"op '{op.qualname}': output {index} is returned as a view whose layout is "
+                f"not its own (shape {list(tensor.shape)}, strides {list(tensor.stride())}, "
+                f"of the buffer the host code allocates{where}); a plugin's output is "
+                "contiguous in its shape, so its kernel would write another layout there: "
+                "make the kernel write the output in its own layout (through its strides), "
+                "and return the buffer the kernel writes")
     for key, name, _, _, launches_before in creations.writes:
         if name == "zero_" and launches_before == 0 and key in creations.made:
             creations.made[key] = ("zeros",) + creations.made[key][1:]
@@ -828,7 +827,7 @@ def _kernels_do_the_writing(op, run):
     for index, tensor in enumerate(run.outputs):
         made = run.made.get(storage_key(tensor))
         if (made and made[0] not in EMPTY_ALLOCATIONS | ZERO_ALLOCATIONS and
-                index not in dict(copied) and not op.mutated):
+                index not in dict(copied) and index >= len(op.mutated)):
             raise GenerationError(
                 f"op '{op.qualname}': output {index} starts as what PyTorch computes "
                 f"({made[0]} at {made[1]}: {made[2]}) before its kernels, and a plugin runs the "
@@ -935,11 +934,10 @@ def _show_point(op, point):
 def _zeroed_outputs(op, run):
     """The outputs the host code allocates with zeros (a kernel that adds into its output
     atomically relies on it): the launcher clears them, as TensorRT's memory is not cleared.
-    An in-place op's outputs are its inputs: not allocated."""
-    if op.mutated:
-        return []
+    The outputs written in place are inputs: not allocated."""
     return [index for index, tensor in enumerate(run.outputs)
-            if run.made.get(storage_key(tensor), ("",))[0] in ZERO_ALLOCATIONS]
+            if index >= len(op.mutated)
+            and run.made.get(storage_key(tensor), ("",))[0] in ZERO_ALLOCATIONS]
 
 
 # A probe may set one extent to 65536 with the example's others: no memory is allocated.

@@ -132,7 +132,8 @@ def _with_axis_attributes(op, trace_and_recover, log):
             for argument in chosen:
                 log(f"{op.qualname}: note: {argument.name} is part of the structure, as a "
                     "string is: the host code's launches follow its value, so the plugin takes "
-                    "the examples' values of it only (give an --example per value)")
+                    "the values it is generated for (the examples', and an axis's others where "
+                    "the op converts there)")
             return result
         raise (later or refusal) from None
 
@@ -160,8 +161,67 @@ def _with_structural_bools(op, trace_and_recover, log):
         for argument in bools:
             log(f"{op.qualname}: note: {argument.name} is part of the structure, as a string "
                 f"is: with it set otherwise than the examples do, the op is refused "
-                f"({str(refusal)[:300]}); the plugin takes the examples' values of it only")
+                f"({str(refusal)[:300]}); the plugin takes the values it is generated for "
+                "(the examples', and the other where the op converts there)")
         return result
+
+
+# Structures added for the values of structural attributes that no example gives, at most, per
+# op (each is traced and recovered as an example is).
+MOST_OTHER_VALUES = 12
+
+
+def _attribute_values(op, name, examples):
+    """The values a structural attribute can take: a bool both; an int whose examples' values
+    are all axes of their tensors (in [-rank, rank)) one value per axis, the axes no example
+    gives counted as the examples count (from the end where one gives a negative value);
+    otherwise the examples' values only."""
+    argument = next(a for a in op.attributes if a.name == name)
+    given = []
+    for example in examples:
+        if example[name] not in given:  # lists are values too (int[])
+            given.append(example[name])
+    if argument.kind == "bool" and not argument.optional:
+        return given + [v for v in (False, True) if v not in given]
+    ranks = [max((len(e[t.name]) for t in op.tensors if e[t.name] is not None), default=0)
+             for e in examples]
+    if argument.kind != "int" or argument.optional or not all(
+            isinstance(e[name], int) and -r <= e[name] < r for e, r in zip(examples, ranks)):
+        return given
+    rank = min(ranks)
+    covered = {v % rank for v in given}
+    axes = range(-rank, 0) if any(v < 0 for v in given) else range(rank)
+    return given + [v for v in axes if v % rank not in covered]
+
+
+def _other_values(op, examples, given_structural):
+    """(example, attribute, value): for each example, each value of an attribute that became
+    part of the structure during generation (not by its type) that no example gives with the
+    example's other values."""
+    added = {a.name for a in op.attributes if a.structural} - given_structural
+    seen = [dict(e) for e in examples]
+    others = []
+    for name in sorted(added):
+        values = _attribute_values(op, name, examples)
+        for example in examples:
+            for value in values:
+                other = dict(example, **{name: value})
+                if other not in seen:
+                    seen.append(other)
+                    others.append((example, name, value))
+    return others[:MOST_OTHER_VALUES]
+
+
+def _example_text(op, example):
+    """An example as --example writes it (`ns::op(x=[4, 8], keepdim=True)`)."""
+    values = []
+    for argument in op.arguments:
+        value = example[argument.name]
+        if argument.kind == "Tensor" and value is not None and argument.dtype:
+            values.append(f"{argument.name}={argument.dtype}{value!r}")
+        else:
+            values.append(f"{argument.name}={value!r}")
+    return f"{op.qualname}({', '.join(values)})"
 
 
 # Constexprs held at the example's value, at most, before the op is refused.
@@ -246,43 +306,71 @@ def _generate(module, out, examples, ops, dtypes, arch, log, example_equalities,
                 f"op '{op.qualname}': no example. Pass --example '{op.qualname}("
                 + ", ".join(f"{a.name}=..." for a in op.arguments)
                 + ")' (tensors by shape): the ranks and list lengths to generate for")
+
+        def trace_and_recover_at(example, held):
+            traced = traced_shapes(op, example)
+            assumed = (equal_extents_of_inputs(op, example, traced) if example_equalities
+                       else [])
+            learn_domain(op, example, traced, DTYPES[dtypes[0]], arch, assumed)
+            keep_to_example_kernels(op, example, traced, DTYPES[dtypes[0]], arch, assumed)
+            for refusal in held:
+                if not hold_constexpr(op, example, traced, refusal.position, refusal.kernel,
+                                      refusal.name, DTYPES[dtypes[0]], arch, assumed):
+                    raise refusal
+            for note in op.notes:
+                log(f"{op.qualname}: note: {note}")
+            op.notes.clear()
+            if traced.unreachable:
+                log(f"{op.qualname}: note: the fake implementation rejects "
+                    f"{len(traced.unreachable)} sampled point(s) that the generated shape "
+                    f"function accepts, e.g. {traced.unreachable[0]}")
+            log(f"{op.qualname}: recovering the launches of the host code")
+            return traced, recover_launches(op, example, traced, dtypes, arch=arch,
+                                            example_equalities=example_equalities, log=log,
+                                            max_block=max_block)
+
         structures = []
+        given_structural = {a.name for a in op.attributes if a.structural}
         for text, values in mine:
             example = _complete_example(op, text, values)
             log(f"{op.qualname}: tracing the fake implementation for {text}")
 
-            def trace_and_recover():
-                traced = traced_shapes(op, example)
-                assumed = (equal_extents_of_inputs(op, example, traced) if example_equalities
-                           else [])
-                learn_domain(op, example, traced, DTYPES[dtypes[0]], arch, assumed)
-                keep_to_example_kernels(op, example, traced, DTYPES[dtypes[0]], arch, assumed)
-                for refusal in held:
-                    if not hold_constexpr(op, example, traced, refusal.position, refusal.kernel,
-                                          refusal.name, DTYPES[dtypes[0]], arch, assumed):
-                        raise refusal
-                for note in op.notes:
-                    log(f"{op.qualname}: note: {note}")
-                op.notes.clear()
-                if traced.unreachable:
-                    log(f"{op.qualname}: note: the fake implementation rejects "
-                        f"{len(traced.unreachable)} sampled point(s) that the generated shape "
-                        f"function accepts, e.g. {traced.unreachable[0]}")
-                log(f"{op.qualname}: recovering the launches of the host code")
-                return traced, recover_launches(op, example, traced, dtypes, arch=arch,
-                                                example_equalities=example_equalities, log=log,
-                                                max_block=max_block)
-
             held = []
             traced, recovered = _with_held_constexprs(
                 held, lambda: _with_structural_bools(
-                    op, lambda: _with_axis_attributes(op, trace_and_recover, log), log))
+                    op, lambda: _with_axis_attributes(
+                        op, lambda: trace_and_recover_at(example, held), log), log))
             if not recovered.launches:
                 raise GenerationError(f"op '{op.qualname}': its host code launches no Triton "
                                       f"kernel for {text}")
             structures.append(Structure(example, traced, recovered.launches, recovered.scratch,
                                         tuple(recovered.zeroed_outputs),
                                         tuple(recovered.copied_outputs)))
+        # An attribute that became part of the structure (keepdim, a dim the host code reads)
+        # gets a structure for each value it can take beside the examples' (a bool's other
+        # value, a dim's other axes), where the op converts there: one --example per value,
+        # written for the user.
+        for example, name, value in _other_values(op, [s.example for s in structures],
+                                                  given_structural):
+            other = dict(example, **{name: value})
+            text = _example_text(op, other)
+            log(f"{op.qualname}: tracing the fake implementation for {text} ({name} is part of "
+                "the structure: each of its values is a structure)")
+            try:
+                held = []
+                traced, recovered = _with_held_constexprs(
+                    held, lambda: trace_and_recover_at(other, held))
+            except GenerationError as refusal:
+                log(f"{op.qualname}: note: not generated for {name} = {value!r}: "
+                    f"{str(refusal)[:300]}")
+                op.notes.clear()
+                continue
+            if not recovered.launches:
+                continue
+            structures.append(Structure(other, traced, recovered.launches, recovered.scratch,
+                                        tuple(recovered.zeroed_outputs),
+                                        tuple(recovered.copied_outputs)))
+            mine.append((text, other))
         _check_output_dtypes(op, structures, dtypes)
         module_path = op.module_path
         provenance = [

@@ -94,11 +94,12 @@ def fake_call(op, values):
 
 
 def fake_results(op, values, result):
-    """The fake's outputs as a list; for an in-place op (it returns None), the tensors it
-    writes."""
-    if op.mutated:
-        return [values[a.name] for a in op.mutated]
-    return list(result) if isinstance(result, (tuple, list)) else [result]
+    """The fake's outputs as a list, as the plugin's: the tensors the op writes in place, then
+    what the fake returns (None for an in-place op)."""
+    written = [values[a.name] for a in op.mutated]
+    if result is None and written:
+        return written
+    return written + (list(result) if isinstance(result, (tuple, list)) else [result])
 
 
 def _trace_value(value):
@@ -159,8 +160,8 @@ def trace(op, example):
 
 def _structural_note(name):
     return (f"{name} is part of the structure, as a string is: the fake's shapes depend on its "
-            "value, so the plugin takes the examples' values of it only (give an --example per "
-            "value)")
+            "value, so the plugin takes the values it is generated for: the examples', and a "
+            "bool's other value or an axis's others where the op converts there")
 
 
 def _trace_tied(op, example, concrete):

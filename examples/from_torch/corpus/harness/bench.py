@@ -18,6 +18,7 @@ dict(shape, dtype, high) holds integers in [0, high) of that dtype (labels, indi
 import ctypes
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -45,6 +46,13 @@ def kernel_names(module):
         if isinstance(value, JITFunction):
             names.add(value.fn.__name__)
     return names
+
+
+def project_kernel_names(folder):
+    """The Triton kernels a generated project compiles (its CMakeLists' `KERNEL name`): a
+    library module's kernels are defined in the library, not in the glue module."""
+    with open(os.path.join(folder, "CMakeLists.txt")) as f:
+        return set(re.findall(r"^\s*SOURCE \S+ KERNEL (\w+)$", f.read(), re.MULTILINE))
 
 
 def tensor_flag(tensor):
@@ -83,6 +91,7 @@ def measure(job):
     """One row: `job` names the module (module, path, bench), its generated project (folder,
     library), the timer and the dtype."""
     loaded = reference.load(job["path"])
+    names = kernel_names(loaded) | project_kernel_names(job["folder"])
     spec, dtype = job["bench"], job["dtype"]
     attributes = spec.get("attributes", {})
     with open(os.path.join(job["folder"], "cases.json")) as f:
@@ -126,14 +135,15 @@ def measure(job):
         # The plugin's outputs are the fake implementation's (the eager host code may allocate
         # others: the RFC module's stores float32 for a float16 input).
         outputs = fake_outputs(op, arguments)
+        # The plugin's outputs: the inputs the op writes in place, then what it returns.
+        for j, index in enumerate(mutated):
+            flags += ["--out", tensor_flag(inputs[index]), "--alias", f"{j}={index}"]
         if outputs is None:
             outputs = ()
-            for j, index in enumerate(mutated):
-                flags += ["--out", tensor_flag(inputs[index]), "--alias", f"{j}={index}"]
         for output in (outputs,) if isinstance(outputs, torch.Tensor) else outputs:
             flags += ["--out", tensor_flag(output)]
         row = {"module": job["module"], "op": qualname, "dtype": dtype,
-               "kernel_ms": kernel_ms(lambda: op(**arguments), kernel_names(loaded))}
+               "kernel_ms": kernel_ms(lambda: op(**arguments), names)}
     autotuned = spec.get("autotuned")
     if autotuned:
         row["triton_pick"] = str(getattr(loaded, autotuned).best_config)
@@ -150,7 +160,7 @@ def measure(job):
     # events around back-to-back enqueues also count the GPU's gap between kernels.
     row["tactics_kernel_ms"] = {
         tactic: plugin_kernel_ms(job["timer_module"], command[1:] + ["--tactic", tactic],
-                                 kernel_names(loaded))
+                                 names)
         for tactic in timing["tactics"]}
     row["plugin_ms"] = row["tactics_kernel_ms"][row["picked_tactic"]]
     row["vs_kernel"] = row["plugin_ms"] / row["kernel_ms"] - 1

@@ -65,10 +65,10 @@ def compute(module, compare, function, folder):
         outputs = op(**arguments)
     else:
         outputs = getattr(module, function)(**arguments)
-    if outputs is None:
-        outputs = [arguments[n] for n in mutated]
-    elif isinstance(outputs, torch.Tensor):
-        outputs = [outputs]
+    # The plugin's outputs: the inputs the op writes in place, then what it returns.
+    returned = [] if outputs is None else [outputs] if isinstance(outputs, torch.Tensor) \
+        else list(outputs)
+    outputs = [arguments[n] for n in mutated] + returned
     for spec, output in zip(case["outputs"], outputs):
         arrays.save(os.path.join(folder, spec["file"]), output, spec["dtype"])
 
