@@ -4,6 +4,7 @@ import importlib.util
 import sys
 
 from . import generate
+from .errors import GenerationError
 
 
 def main(argv=None):
@@ -46,7 +47,6 @@ def main(argv=None):
               f"{sys.executable}: generation imports {args.module}, traces its fake "
               "implementation with PyTorch and compiles its Triton kernels", file=sys.stderr)
         return 1
-    from .discover import GenerationError
     try:
         folders = generate(args.module, args.out, examples=args.examples, ops=args.ops,
                            dtypes=dtypes, arch=args.arch,

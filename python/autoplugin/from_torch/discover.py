@@ -16,19 +16,8 @@ from pathlib import Path
 
 import torch
 
-
-class GenerationError(Exception):
-    """A refusal: what cannot be generated, naming the op, the argument and why."""
-
-
-class UnrecoveredConstexpr(GenerationError):
-    """A constexpr whose values over the op's domain no rule recovers and which the kernel does
-    not take as a run-time argument: `position` (the launch's index in the host code's
-    sequence), `kernel` and `name` say which; the pipeline may hold it at the example's value."""
-
-    def __init__(self, message, position, kernel, name):
-        super().__init__(message)
-        self.position, self.kernel, self.name = position, kernel, name
+from .errors import GenerationError
+from .fake_cuda import cuda_patched
 
 
 @dataclass
@@ -233,7 +222,6 @@ def import_module(path):
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     library_impls = {}
-    from .launches import cuda_patched
     # Module-level code may ask for the GPU (Triton's tutorials: DEVICE =
     # triton.runtime.driver.active.get_active_torch_device()): it gets the one sampling uses.
     with _recording_library_impls(library_impls, path), cuda_patched(90, set()):

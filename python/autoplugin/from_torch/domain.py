@@ -22,9 +22,10 @@ import random
 
 import sympy
 
-from .discover import GenerationError
-from .launches import HostFailure, failure_location, run_body, sample_points
-from .shapes import _values, copy_point, fake_outputs, holds, satisfy, tie, tied_extents
+from .errors import GenerationError
+from .host import HostFailure, failure_location, run_body, sample_points
+from .shapes import copy_point, fake_outputs, holds, point_values, satisfy, tie, tied_extents
+
 
 ROUNDS = 8
 POINTS_PER_ROUND = 24
@@ -93,7 +94,7 @@ def _learn_domain(op, example, traced, dtype, arch, held, seed):
     if not symbols or _failure(op, example, dtype, arch) is not None:
         return  # the example itself fails: the launch recovery says where
     rng = random.Random(seed)
-    working = [_values(symbols, example)]
+    working = [point_values(symbols, example)]
     candidates = [c for c in _candidates(symbols, example, op)
                   if c.relation not in traced.requires and
                   sympy.Eq(c.relation.rhs, c.relation.lhs) not in held]
@@ -104,7 +105,7 @@ def _learn_domain(op, example, traced, dtype, arch, held, seed):
         for point in points:
             failure = _failure(op, point, dtype, arch)
             if failure is None:
-                working.append(_values(symbols, point))
+                working.append(point_values(symbols, point))
             else:
                 failures.append((point, failure))
         if not failures:
@@ -116,7 +117,7 @@ def _learn_domain(op, example, traced, dtype, arch, held, seed):
             if best is None:
                 break
             explained = [(p, f) for p, f in failures
-                         if not holds(best.relation, _values(symbols, p))]
+                         if not holds(best.relation, point_values(symbols, p))]
             learnt[best.relation] = explained[0]
             traced.requires.append(best.relation)
             candidates.remove(best)
@@ -205,7 +206,7 @@ def _moved(op, example, traced, ref, value):
     keep = (ref.name, ref.index)
     ties = tied_extents(traced.requires, traced.symbols)
     satisfy(tie(point, ties, keep=keep), traced.requires, traced.symbols, keep=keep)
-    values = _values(traced.symbols, point)
+    values = point_values(traced.symbols, point)
     if ref.value(point) != value or not _extents_positive(op, point) or \
             not all(holds(r, values) for r in traced.requires):
         return None
@@ -222,7 +223,7 @@ def _extents_positive(op, point):
 def _best_candidate(candidates, failures, symbols):
     """The candidate that the most failing points break (the simplest among equals), or None
     where none breaks any."""
-    failing = [_values(symbols, point) for point, _ in failures]
+    failing = [point_values(symbols, point) for point, _ in failures]
     scored = [(sum(not holds(c.relation, v) for v in failing), -c.simplicity, -index)
               for index, c in enumerate(candidates)]
     scored = [s for s in scored if s[0] > 0]
@@ -315,7 +316,7 @@ def _outside(op, example, traced, relation, rng, count):
     found = []
     for _ in range(8):
         for point in sample_points(op, example, others, traced.symbols, POINTS_PER_ROUND, rng):
-            if not holds(relation, _values(traced.symbols, point)):
+            if not holds(relation, point_values(traced.symbols, point)):
                 found.append(point)
         if len(found) >= count:
             break
@@ -402,11 +403,11 @@ def _keep_to_example_kernels(op, example, traced, dtype, arch, seed):
     rng = random.Random(seed)
     points = sample_points(op, example, traced.requires, symbols, 2 * POINTS_PER_ROUND, rng)
     points += _moved_one_at_a_time(op, example, traced, True)
-    same, other = [_values(symbols, example)], []
+    same, other = [point_values(symbols, example)], []
     for point in points:
         kernels = _kernels(op, point, dtype, arch)
         if kernels is not None:
-            (same if kernels == first else other).append((_values(symbols, point), kernels, point))
+            (same if kernels == first else other).append((point_values(symbols, point), kernels, point))
             if kernels == first:
                 same[-1] = same[-1][0]
     if not other:
@@ -476,7 +477,7 @@ def _confirmed(op, base, traced, relation, size, first, dtype, arch):
     symbol = next(iter(size.free_symbols)) if not size.is_Symbol else size
     ref = traced.symbols[symbol]
     rest = size.xreplace({symbol: 1}) if not size.is_Symbol else 1
-    rest = int(rest.xreplace(_values(traced.symbols, base))) if rest != 1 else 1
+    rest = int(rest.xreplace(point_values(traced.symbols, base))) if rest != 1 else 1
     inside = threshold if isinstance(relation, sympy.Le) else threshold + 1
     outside = threshold + 1 if isinstance(relation, sympy.Le) else threshold
     verdicts = []
@@ -517,7 +518,7 @@ def _hold_constexpr(op, example, traced, which, dtype, arch, rng):
                                rng) + _moved_one_at_a_time(op, example, traced, True):
         value = _constexpr_at(op, point, which, dtype, arch)
         if value is not None:
-            (same if value == held else others).append((_values(symbols, point), value, point))
+            (same if value == held else others).append((point_values(symbols, point), value, point))
     if not others:
         return False
     candidates, moving = _held_bounds(op, example, traced, which, held, dtype, arch)

@@ -14,10 +14,15 @@ from pathlib import Path
 import sympy
 
 from . import kernel_variants
-from .fitting import output_name
+from .aot_tool import triton_aot_script
+from .errors import GenerationError
+from .fitting import Environment, output_name, point_atoms
 from .kernel_source import kernel_file_text
-from .shapes import allowed_values, copy_point, set_text
+from .records import shape_numel
+from .shapes import (allowed_values, copy_point, evaluate_shapes, holds as requirement_holds,
+                     point_values, set_text, tie, tied_extents)
 from .sympy_to_dim import DimTranslator
+
 
 CPP_ELEMENT = {"*fp32": "float", "*fp16": "__half", "*bf16": "__nv_bfloat16", "*fp64": "double",
                "*i8": "std::int8_t", "*i16": "std::int16_t", "*i32": "std::int32_t",
@@ -670,8 +675,7 @@ def _case_value(argument, value):
 
 def _holds(op, structure, point):
     """Whether the shape function's requirements and the families' ranges accept `point`."""
-    from .shapes import _values, holds as requirement_holds
-    values = _values(structure.traced.symbols, point)
+    values = point_values(structure.traced.symbols, point)
     return (all(requirement_holds(r, values) for r in structure.traced.requires) and
             kernel_variants.within_limits(op, structure.launches, point))
 
@@ -719,9 +723,6 @@ def _largest_variant_point(op, structure, tensors):
     driving size reaches its largest variant: the kernels the example's small sizes never run
     (their most warps, their widest blocks), checked too. None where no extent does it within
     the requirements and LARGEST_VARIANT_ELEMENTS."""
-    from .discover import GenerationError
-    from .fitting import Environment, point_atoms
-    from .launches import _numel
     example = structure.example
     families = [v for launch in structure.launches for v in getattr(launch, "varying", [])
                 if v.bounded and v.size_of is not None and v.limit > 1]
@@ -748,7 +749,7 @@ def _largest_variant_point(op, structure, tensors):
                 for name, k in changed:
                     trial[name][k] = grown
                 reached = size(trial)
-                elements = sum(_numel(trial[t.name]) for t in tensors)
+                elements = sum(shape_numel(trial[t.name]) for t in tensors)
                 if (reached and family.limit // 2 < reached <= family.limit and
                         elements <= LARGEST_VARIANT_ELEMENTS and _holds(op, structure, trial)):
                     return trial
@@ -760,8 +761,6 @@ def _set_points(op, structure, tensors):
     128)`, `group_size in (32, 64)`) other than the example's: the example with that extent or
     int attribute, and what is tied to it, at the value, so that every value's variant is
     checked."""
-    from .launches import _numel
-    from .shapes import tie, tied_extents
     traced = structure.traced
     ties = tied_extents(traced.requires, traced.symbols)
     points = []
@@ -777,7 +776,7 @@ def _set_points(op, structure, tensors):
             ref.assign(point, size)
             tie(point, ties, keep=(ref.name, ref.index))
             label = f"{ref.name}{'' if ref.index is None else ref.index}_{size}".replace("-", "m")
-            if (sum(_numel(point[t.name]) for t in tensors) <= LARGEST_VARIANT_ELEMENTS and
+            if (sum(shape_numel(point[t.name]) for t in tensors) <= LARGEST_VARIANT_ELEMENTS and
                     _holds(op, structure, point)):
                 points.append((label, point))
     return points
@@ -792,11 +791,10 @@ def _case_dtype(tensor, dtype):
 
 
 def cases(op, structures, dtypes):
-    from .shapes import evaluate_shapes, _values
     result = []
     for structure in structures:
         example = structure.example
-        values = _values(structure.traced.symbols, example)
+        values = point_values(structure.traced.symbols, example)
         expected = [list(s) for s in evaluate_shapes(structure.traced.outputs, values)]
         attributes = {a.name: _case_value(a, example[a.name]) for a in op.attributes}
         tensors = [a for a in op.arguments if a.kind == "Tensor"]
@@ -814,7 +812,7 @@ def cases(op, structures, dtypes):
         largest_shapes = None
         if largest is not None:
             largest_shapes = [list(s) for s in evaluate_shapes(
-                structure.traced.outputs, _values(structure.traced.symbols, largest))]
+                structure.traced.outputs, point_values(structure.traced.symbols, largest))]
         for dtype in dtypes:
             # an absent Tensor? is null
             result.append({"name": f"{DTYPE_SHORT[dtype]}_static_{tag}",
@@ -836,7 +834,7 @@ def cases(op, structures, dtypes):
                                               for a in op.attributes},
                                "expect_shapes": [list(s) for s in evaluate_shapes(
                                    structure.traced.outputs,
-                                   _values(structure.traced.symbols, point))]})
+                                   point_values(structure.traced.symbols, point))]})
             if largest is not None:
                 result.append({"name": f"{DTYPE_SHORT[dtype]}_largest_variant_{tag}",
                                "inputs": [None if largest[t.name] is None else
@@ -874,41 +872,13 @@ def write_project(op, structures, dtypes, out_dir, provenance, arch, log=print, 
     return directory
 
 
-def triton_aot_module():
-    """tools/triton_aot.py as a module (the build's compile step, for trial compilations)."""
-    import importlib.util
-    import sys
-    from .discover import GenerationError
-    script = _triton_aot_script()
-    if script is None:
-        raise GenerationError("triton_aot.py not found beside the package: reinstall autoplugin")
-    if "triton_aot" not in sys.modules:
-        sys.path.insert(0, str(script.parent))  # it imports triton_aot_embed beside it
-        spec = importlib.util.spec_from_file_location("triton_aot", script)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        sys.modules["triton_aot"] = module
-    return sys.modules["triton_aot"]
-
-
-def _triton_aot_script():
-    """tools/triton_aot.py of a source checkout, or the installed one beside autoplugin's CMake
-    files (PREFIX/share/autoplugin/python/autoplugin/... -> PREFIX/lib*/cmake/autoplugin)."""
-    here = Path(__file__).resolve()
-    candidates = [here.parents[3] / "tools" / "triton_aot.py"]
-    if len(here.parents) > 5:
-        prefix = here.parents[5]
-        candidates += sorted(prefix.glob("lib*/cmake/autoplugin/triton_aot.py"))
-    return next((c for c in candidates if c.is_file()), None)
-
-
 def ship_artefacts(op, structures, dtypes, directory, kernel_file_name, arch, log):
     """Compiles each kernel ahead of time into the project's aot/ folder (what
     autoplugin_add_triton_kernel builds from where Python has no Triton), so that the project
     builds on a machine without Triton."""
     import subprocess
     import sys
-    script = _triton_aot_script()
+    script = triton_aot_script()
     if script is None:
         log(f"{op.qualname}: note: triton_aot.py not found beside the package; the project "
             "compiles its kernels when it is built (Triton needed there)")
@@ -940,7 +910,6 @@ def ship_artefacts(op, structures, dtypes, directory, kernel_file_name, arch, lo
             capture_output=True, text=True)
 
     # One compile per kernel and dtype, side by side (a family of large blocks takes minutes).
-    from .discover import GenerationError
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         for launch, dtype, result in pool.map(compile_one, list(jobs)):
             if result.returncode != 0:

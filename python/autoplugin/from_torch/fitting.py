@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from itertools import combinations, product
 
 from .discover import output_names
+from .errors import GenerationError
 
 
 @dataclass
@@ -158,7 +159,6 @@ def candidates(envs, constants, cap=None):
 def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
     """C++ text computing `values` (one per environment: the fitting ones, then the checking
     ones), or GenerationError naming `context` and why."""
-    from .discover import GenerationError
     fit_values, check_values = values[:len(fit_envs)], values[len(fit_envs):]
     if triton_type == "fp32":
         return _fit_float(values, fit_envs + check_envs, context)
@@ -181,7 +181,7 @@ def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
         return str(fit_values[0])
     for text, function in candidates(fit_envs, constants, max(fit_values + check_values)):
         try:
-            if all(_integral(function(env)) == v for env, v in zip(fit_envs, fit_values)):
+            if all(integral_value(function(env)) == v for env, v in zip(fit_envs, fit_values)):
                 break
         except (TypeError, ZeroDivisionError):
             continue
@@ -192,22 +192,21 @@ def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
             "combination of these (sum, difference, min, max, multiple, ceiling or floor division "
             f"by a constant or an int attribute, product of two, tiles over two extents). {advice}")
     for env, value in zip(check_envs, check_values):
-        if _integral(function(env)) != value:
+        if integral_value(function(env)) != value:
             raise GenerationError(
                 f"{context} cannot be recovered: '{text}' matches the fitting samples but gives "
                 f"{function(env)} where the host code passes {value} "
-                f"(at {_describe(env)}). {advice}")
+                f"(at {describe_environment(env)}). {advice}")
     return text
 
 
-def _integral(value):
+def integral_value(value):
     if isinstance(value, bool) or not float(value).is_integer():
         raise TypeError("not an integer")
     return int(value)
 
 
 def _fit_float(values, envs, context):
-    from .discover import GenerationError
     floats = [float(v) for v in values]
     if len(set(floats)) == 1:
         return _float_literal(floats[0])
@@ -322,6 +321,6 @@ def _float_literal(value):
     return text + "f"
 
 
-def _describe(env):
+def describe_environment(env):
     return ", ".join(f"{k}={v}" for k, v in env.atoms.items() if ".size(" in k or "[" in k
                      or "(" not in k)

@@ -21,7 +21,12 @@ with Triton's own pick.
 import re
 from dataclasses import dataclass, field
 
-from .discover import GenerationError
+from . import fitting
+from .errors import GenerationError
+from .fitting import Environment, describe_environment, point_atoms
+from .records import RecoveredArgument, constexpr_text, launch_site, plain_value
+from .shapes import allowed_values, set_text
+
 
 DEFAULT_MAX_BLOCK = 1 << 16
 
@@ -142,9 +147,8 @@ def _telling_apart(candidates, cpps, values, name, others, probe):
             record, atoms = probe(atom, value)
         except (GenerationError, KeyError):  # (refused there; an output's extent, not set)
             continue
-        from .launches import _plain
-        probes.append((atoms, [_plain(record.arguments[n]) for _, n in others],
-                       _plain(record.arguments[name])))
+        probes.append((atoms, [plain_value(record.arguments[n]) for _, n in others],
+                       plain_value(record.arguments[name])))
     return probes
 
 
@@ -158,15 +162,14 @@ def _holds(function, atoms, others):
 def add_varying(family, op, name, first, recorded, constexprs, envs, context, probe, max_block):
     """Constexpr `name` of a launch (`first`, and `recorded` at every sampled point) changes:
     returns the launch's Family with it added, and the RecoveredArgument of it."""
-    from .launches import RecoveredArgument, _plain
     family = family or Family([])
     # What a bool may be compared with: the launch's other integer constexprs, as recovered.
     others = [(v.cpp, v.name) for v in family.varying if v.bounded]
     for other in first.arguments:
-        value = _plain(first.arguments[other])
+        value = plain_value(first.arguments[other])
         if (other in constexprs and other != name and isinstance(value, int) and
                 not isinstance(value, bool) and
-                all(_plain(r.arguments[other]) == value for r in recorded)):
+                all(plain_value(r.arguments[other]) == value for r in recorded)):
             others.append((repr(value), other))
     driving = next((v for v in family.varying if v.bounded), None)
     following = _per_variant(name, recorded, driving, envs)
@@ -191,10 +194,9 @@ def _per_variant(name, recorded, driving, envs):
     each variant, and the same at every sample; None where it is not that (no power of two
     before it, another size changes it too, or it is a size itself: Liger's `n_cols:
     tl.constexpr` beside its block, which a sample per variant would not tell apart)."""
-    from .launches import _constexpr_text, _plain
     if driving is None or driving.reach is None:
         return None
-    values = [_plain(record.arguments[name]) for record in recorded]
+    values = [plain_value(record.arguments[name]) for record in recorded]
     # (a variant of a set is one size, so a size there follows it: SGLang's BLOCK_DV beside
     # BLOCK_DMODEL, with `v.shape[-1] == k.shape[-1]`)
     if not driving.of_set and any(all(env.atoms.get(atom) == value
@@ -203,9 +205,9 @@ def _per_variant(name, recorded, driving, envs):
         return None
     seen = {}  # the samples first: one value per variant, or it follows something else too
     for record in recorded:
-        if seen.setdefault(_constexpr_text(record.arguments[driving.name]),
-                           _constexpr_text(record.arguments[name])) != \
-                _constexpr_text(record.arguments[name]):
+        if seen.setdefault(constexpr_text(record.arguments[driving.name]),
+                           constexpr_text(record.arguments[name])) != \
+                constexpr_text(record.arguments[name]):
             return None
     table = {}
     for value in driving.values:
@@ -213,7 +215,7 @@ def _per_variant(name, recorded, driving, envs):
             reached = driving.reach(int(value))
         except GenerationError:
             return None
-        got = None if reached is None else _plain(reached[0].arguments[name])
+        got = None if reached is None else plain_value(reached[0].arguments[name])
         if not isinstance(got, int) or isinstance(got, bool):
             return None
         table[value] = str(got)
@@ -230,8 +232,7 @@ def is_power_of_a_size(name, recorded, envs):
     """Whether constexpr `name` is, at every sample, the next power of two of one input extent
     or int attribute (floored and capped at the samples' least and largest values): a
     launch's power of two, which the others may follow."""
-    from .launches import _plain
-    plain = [_plain(r.arguments[name]) for r in recorded]
+    plain = [plain_value(r.arguments[name]) for r in recorded]
     return (all(_is_power(v) for v in plain) and
             next(_powers_of_atoms(plain, envs), None) is not None)
 
@@ -254,11 +255,10 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
     GenerationError when the host code refuses it. `others`: (C++, name) of the launch's integer
     constexprs recovered before; `driving`: its power-of-two constexpr, if any, whose sizes are
     probed to tell apart bool conditions that the samples cannot."""
-    from .launches import _plain
-    plain = [_plain(r.arguments[name]) for r in recorded]
+    plain = [plain_value(r.arguments[name]) for r in recorded]
     if all(isinstance(v, bool) for v in plain):
         cpps = [cpp for cpp, _ in others]
-        per_point = [[_plain(r.arguments[n]) for _, n in others] for r in recorded]
+        per_point = [[plain_value(r.arguments[n]) for _, n in others] for r in recorded]
         probes = []
         if driving is not None:
             for size in (2, 3, 8, 9, 64, 65):
@@ -269,8 +269,8 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
                 if reached is None:
                     continue
                 record, atoms = reached
-                probes.append((atoms, [_plain(record.arguments[n]) for _, n in others],
-                               _plain(record.arguments[name])))
+                probes.append((atoms, [plain_value(record.arguments[n]) for _, n in others],
+                               plain_value(record.arguments[name])))
         fitting = [(cpp, function) for cpp, function in _bool_candidates(envs[0].atoms, cpps)
                    if all(_holds(function, env.atoms, o) == v
                           for env, o, v in zip(envs, per_point, plain)) and
@@ -331,10 +331,9 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
     zero = next((env for env, v in zip(envs, plain) if v == 0), None)
     if zero is not None and all(isinstance(v, int) and not isinstance(v, bool) and
                                 v & (v - 1) == 0 for v in plain):
-        from .fitting import _describe
         raise GenerationError(
             f"op '{op.qualname}': {context}: a power of two of the sizes that is 0 where a size "
-            f"is 0 or 1 (at {_describe(zero)}: triton.next_power_of_2(0) is 0, and no kernel "
+            f"is 0 or 1 (at {describe_environment(zero)}: triton.next_power_of_2(0) is 0, and no kernel "
             "compiles for a block of 0), so the sizes it comes from could not be told: state in "
             "the fake implementation that the size is at least 2 (torch._check(... >= 2)), or "
             "floor the block in the host code (max(triton.next_power_of_2(n), 16))")
@@ -359,8 +358,6 @@ def _size_of_a_set(op, name, plain, envs, probe):
     80, 96, 128)`, head sizes that are not all powers of two; `group_size in (32, 64, 128)`)
     where the constexpr is that value: a variant per value of the set, each with the warps and
     stages the host code gives it; None where it is not that."""
-    from .launches import _plain
-    from .shapes import allowed_values, set_text
     traced = getattr(probe, "traced", None)
     if traced is None or not all(isinstance(v, int) and not isinstance(v, bool) for v in plain):
         return None
@@ -380,7 +377,7 @@ def _size_of_a_set(op, name, plain, envs, probe):
                 record, _ = probe(atom, size)
             except GenerationError:
                 return None
-            if _plain(record.arguments[name]) != size:
+            if plain_value(record.arguments[name]) != size:
                 return None
             options[str(size)] = (int(record.options.get("num_warps", 4)),
                                   int(record.options.get("num_stages", 3)))
@@ -399,7 +396,6 @@ def _power_of_derived_size(op, name, plain, floor, top, envs, probe, max_block, 
     (Liger's group norm: `C * H * W // num_groups`; `x.numel() // x.shape[-1]`): the first
     combination the fitter knows whose powers of two match every sample and, probed at each
     power, give that power; None when none does."""
-    from . import fitting
     refusal = None
     for text, function in fitting.candidates(envs, ()):
         bounded = _shape_function_expression(text, op, envs[0].atoms)
@@ -441,7 +437,6 @@ def _steps_of_a_size(op, name, plain, envs, probe, max_block, context):
     the host code at each power of two of the size and one past it, and by bisection between two
     that differ. The launcher computes it as a chain of comparisons; None where no size's
     samples fit such a function."""
-    from .launches import _plain
     for atom in envs[0].atoms:
         sizes = [env.atoms[atom] for env in envs]
         if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in sizes):
@@ -455,7 +450,7 @@ def _steps_of_a_size(op, name, plain, envs, probe, max_block, context):
         def value_at(n, a=atom):
             if n not in probed:
                 try:
-                    probed[n] = _plain(probe(a, n)[0].arguments[name])
+                    probed[n] = plain_value(probe(a, n)[0].arguments[name])
                 except GenerationError as error:
                     probed[n] = error
             return probed[n]
@@ -640,7 +635,6 @@ def _powers_of_two(op, name, cpp, bounded, lowest, size_of, reach, max_block, co
     size (`size_of`; `reach(value, exact)` runs the host code where it is `value`, or with
     `exact` False, where its next power of two is) gives that value. A power no size reaches is left out below the first one reached; above it,
     the family ends there."""
-    from .launches import _plain
     values, options, reason = [], {}, ""
     capped = False
     value = lowest
@@ -665,7 +659,7 @@ def _powers_of_two(op, name, cpp, bounded, lowest, size_of, reach, max_block, co
             value *= 2
             continue
         record, _ = reached
-        got = _plain(record.arguments[name])
+        got = plain_value(record.arguments[name])
         if values and got == int(values[-1]) and got < value:
             # The host code caps it (Liger's min(MAX_FUSED_SIZE, next_power_of_2(n))): the
             # largest variant serves every larger size, as eagerly.
@@ -694,7 +688,7 @@ def _powers_of_two(op, name, cpp, bounded, lowest, size_of, reach, max_block, co
         except GenerationError as error:
             reached, reason = None, (f"the host code refuses {bounded} = "
                                      f"{2 * int(values[-1])} ({error})")
-        if reached is not None and _plain(reached[0].arguments[name]) == int(values[-1]):
+        if reached is not None and plain_value(reached[0].arguments[name]) == int(values[-1]):
             capped = True
     if int(values[0]) > lowest:
         cpp = f"std::max<std::int64_t>({cpp}, {values[0]})"
@@ -710,7 +704,6 @@ def _powers_of_two(op, name, cpp, bounded, lowest, size_of, reach, max_block, co
 
 def within_limits(op, launches, point):
     """Whether `point` (argument -> shape or value) keeps every size in the families' ranges."""
-    from .fitting import Environment, point_atoms
     for launch in launches:
         for varying in getattr(launch, "varying", []):
             if not varying.bounded or varying.capped:
@@ -747,8 +740,7 @@ class AutotuneConfig:
 def launch_each_config(autotuner, args, kwargs, records, module_path):
     """Stands in for Autotuner.run while the host code is sampled: launches (records) the kernel
     once per config, each tagged with it."""
-    from .launches import _launch_site
-    where, line = _launch_site(module_path)
+    where, line = launch_site(module_path)
     name = getattr(getattr(autotuner, "base_fn", None), "__name__", "the kernel")
     configs = list(autotuner.configs)
     for index, config in enumerate(configs):

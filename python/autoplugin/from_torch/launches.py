@@ -1,34 +1,28 @@
-"""Kernel launches recovered from the op's host code.
-
-The host code (the custom op's body) is run on fake CUDA tensors (PyTorch's FakeTensorMode: shapes,
-dtypes and device "cuda", no memory and no GPU) at sampled shapes and attribute values, with
-`torch.cuda`'s device queries answered as a GPU of the target architecture would, and with every
-`kernel[grid](...)` intercepted: the launch is recorded and the kernel does not run. Host code that
-asserts it is on a GPU (`x.is_cuda`, `torch.cuda.device(x.device)`, ...) runs as it would there;
-host code that reads tensor contents (`.item()`, `float(t)`) is refused, since a plugin computes
-its launches from shapes and attributes only.
+"""Kernel launches recovered from the op's host code, run at sampled points (host.py).
 
 Each tensor a kernel receives is identified by its storage (a view of an output is the output):
 an input, an output (shapes and dtypes as the fake implementation gives them, which is what
 TensorRT allocates), or a buffer the host code allocates (the plugin's workspace). Each scalar
 argument and each grid extent is identified across the samples (fitting.py) as a size, a product
-of sizes, an attribute (element) or a constant, and checked on further samples.
+of sizes, an attribute (element) or a constant, and checked on further samples; a constexpr that
+changes with the sizes is a family of compiled variants (kernel_variants.py).
 """
-import contextlib
 import random
-import re
-import subprocess
-import traceback
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
-import triton
-import triton.language as tl
 
 from . import fitting, kernel_variants
-from .discover import GenerationError, UnrecoveredConstexpr
+from .aot_tool import triton_aot_module
+from .errors import GenerationError, UnrecoveredConstexpr
+from .host import (EMPTY_ALLOCATIONS, HostFailure, MAX_SAMPLE_ELEMENTS, ZERO_ALLOCATIONS,
+                   broken_requirement, error_text, point_elements, run_body, sample_points,
+                   storage_key)
+from .records import (RecoveredArgument, RecoveredLaunch, RecoveredLaunches, ScratchBuffer,
+                      constexpr_text, plain_value)
+from .shapes import allowed_values, copy_point, fake_outputs, satisfy, set_text, tie, tied_extents
+
 
 TRITON_POINTER_TYPES = {
     torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16", torch.float64: "fp64",
@@ -41,599 +35,9 @@ VIEW_POINTER_TYPES = {torch.float8_e4m3fn: "fp8e4nv", torch.float8_e5m2: "fp8e5"
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 
 
-@dataclass
-class RecordedLaunch:
-    kernel: object  # the JITFunction
-    grid: tuple
-    arguments: dict  # parameter name -> value, in the kernel's parameter order
-    options: dict  # num_warps, num_stages, ...
-    where: str  # "module.py:57"
-    line: str
-    config: object = None  # kernel_variants.AutotuneConfig of an autotuned launch
-
-
-@dataclass
-class RecoveredArgument:
-    name: str
-    kind: str  # "input", "output", "workspace", "scalar", "constexpr"
-    cpp: str = ""  # C++ expression (scalars), tensor name (pointers), buffer index (workspace)
-    triton_type: str = ""  # "i32", "fp32", ...; pointers: the element type per dtype
-    pointer_types: dict = field(default_factory=dict)  # dtype -> "*fp32"
-    constexpr: str = ""
-    constexpr_by_dtype: dict = field(default_factory=dict)  # dtype -> value, where they differ
-    offset: str = ""  # pointers to a view partway into a tensor: C++ elements from its start
-    tensor_types: dict = field(default_factory=dict)  # dtype -> the tensor's own "*fp32" (where
     # the kernel gets a view in another dtype, pointer_types has the view's)
 
 
-@dataclass
-class RecoveredLaunch:
-    kernel_name: str
-    kernel_file: Path
-    grid: list  # C++ expressions, one per axis
-    arguments: list  # RecoveredArgument per kernel parameter
-    num_warps: int
-    num_stages: int
-    where: str
-    line: str
-    family: object = None  # kernel_variants.Family when constexprs change with the shapes
-    config: object = None  # kernel_variants.AutotuneConfig: launched by that config's tactic
-    # Builds for the values the run-time constexprs have at the example (SPECIALIZE_VALUES), each
-    # {name: value as the signature writes it}, with the family's constexprs there (the variant).
-    value_builds: list = field(default_factory=list)
-    # The kernel's globals as it ran (a library may bind names its file does not: kernel_source)
-    kernel_globals: dict = field(default_factory=dict, compare=False, repr=False)
-
-    @property
-    def varying(self):
-        return self.family.varying if self.family else []
-
-    def signature(self, dtype):
-        entries = []
-        for argument in self.arguments:
-            if argument.kind in ("input", "output", "workspace"):
-                entries.append(argument.pointer_types[dtype])
-            elif argument.kind == "constexpr":
-                entries.append(argument.constexpr_by_dtype.get(dtype, argument.constexpr))
-            else:
-                entries.append(argument.triton_type)
-        return ", ".join(entries)
-
-
-@dataclass
-class ScratchBuffer:
-    """A buffer the host code allocates and a kernel uses: a slice of the plugin's workspace."""
-    numel: str  # C++ expression of the launcher's shapes and attributes
-    element_bytes: int  # the largest over the generated dtypes
-    zeroed: bool  # allocated with zeros: the launcher clears it before the first launch
-    where: str
-    line: str
-
-
-@dataclass
-class RecoveredLaunches:
-    launches: list  # RecoveredLaunch
-    scratch: list  # ScratchBuffer, indexed by the workspace arguments' cpp
-    notes: list  # what the user should know: host allocations the plugin replaces, ...
-    zeroed_outputs: list = field(default_factory=list)  # indices the host code allocates zeroed
-    copied_outputs: list = field(default_factory=list)  # (index, input): out = input.clone()
-
-
-class HostFailure(Exception):
-    """The host code raised at a sampled point (an assertion about the sizes, ...)."""
-
-    def __init__(self, shapes, where, error):
-        super().__init__(f"{shapes}{where}: {_error_text(error)}")
-        self.shapes, self.where, self.error = shapes, where, error
-
-
-def _error_text(error):
-    """`AssertionError: text`, or the type alone where the error has no text (`assert a <= b`)."""
-    text = str(error)
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
-
-
-def _launch_site(module_path):
-    """(file:line, source line) of the innermost frame in the op's module."""
-    for frame in reversed(traceback.extract_stack()):
-        if Path(frame.filename).resolve() == module_path:
-            line = (frame.line or "").strip()
-            if line.count("(") > line.count(")"):
-                line += " ..."  # the first line of a call written over several
-            return f"{module_path.name}:{frame.lineno}", line
-    return f"{module_path.name}:?", ""
-
-
-# The recorder of the host code's run in progress: a kernel warmed up in an earlier run and kept
-# by the host code (the tutorial caches them per block size) records into the current run.
-_RECORDERS = []
-
-
-@contextlib.contextmanager
-def intercepted_launches(records, module_path):
-    from triton.runtime.jit import JITFunction
-    original = JITFunction.run
-
-    def record(function, args, kwargs, grid, options):
-        args = tuple(_as_tensor(value) for value in args)
-        kwargs = {name: _as_tensor(value) for name, value in kwargs.items()}
-        where, line = _launch_site(module_path)
-        names = [p.name for p in function.params]
-        bound = function.signature.bind_partial(*args, **{k: v for k, v in kwargs.items()
-                                                          if k in names})
-        bound.apply_defaults()
-        arguments = {name: bound.arguments[name] for name in names if name in bound.arguments}
-        missing = [name for name in names if name not in arguments]
-        if missing:
-            raise GenerationError(f"{where}: launch of '{function.fn.__name__}' passes no value "
-                                  f"for {', '.join(missing)}: pass every parameter that has no "
-                                  "default")
-        described = [n for n, v in arguments.items() if type(v).__name__ == "TensorDescriptor"]
-        if described:
-            raise GenerationError(f"{where}: launch of '{function.fn.__name__}' passes "
-                                  f"{', '.join(described)} as a tensor descriptor made on the "
-                                  "host (TensorDescriptor.from_tensor), which is not generated: "
-                                  "pass the tensor, its shape and strides, and make the "
-                                  "descriptor in the kernel (tl.make_tensor_descriptor)")
-        if callable(grid):
-            grid = grid(dict(arguments))
-        grid = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
-        records.append(RecordedLaunch(function, grid, arguments, options, where, line))
-
-    def run(self, *args, grid, warmup, **kwargs):
-        names = [p.name for p in self.params]
-        options = {k: v for k, v in kwargs.items() if k not in names}
-        if warmup:
-            # Triton's fused-softmax tutorial: compiled, its registers and shared memory read
-            # (the occupancy), then launched through the compiled kernel.
-            compiled = original(self, *args, grid=grid, warmup=True, **kwargs)
-            return _WarmedUpKernel(self, args, kwargs, options, compiled)
-        record(self, args, kwargs, grid, options)
-        return _LaunchedKernel(self, args, kwargs, options)
-
-    from triton.runtime.autotuner import Autotuner
-
-    def autotuned(self, *args, **kwargs):
-        kernel_variants.launch_each_config(self, args, kwargs, records, module_path)
-        # (what Triton's autotuner leaves for host code that reads it: FlagGems' LibEntry)
-        self.best_config = self.configs[0]
-
-    replaced = [(cls, "run", cls.__dict__["run"]) for cls in _with_subclasses(Autotuner)
-                if "run" in cls.__dict__]
-    for cls, _, _ in replaced:
-        cls.run = autotuned
-    replaced += _uncached_launch_entries()
-    JITFunction.run = run
-    _RECORDERS.append(record)
-    try:
-        yield
-    finally:
-        _RECORDERS.pop()
-        JITFunction.run = original
-        for cls, name, function in replaced:
-            setattr(cls, name, function)
-
-
-def _with_subclasses(cls):
-    """`cls` and its subclasses, theirs too: a library's autotuner (FlagGems' LibTuner, fla's
-    CachedAutotuner) runs its configs as Triton's does."""
-    found = [cls]
-    for subclass in cls.__subclasses__():
-        found += _with_subclasses(subclass)
-    return found
-
-
-def _uncached_launch_entries():
-    """A library's own launch entry (a triton.KernelInterface outside Triton, as FlagGems'
-    LibEntry) keeps the kernel its first launch compiled per argument key and relaunches it at
-    later calls with the autotuner's best config; while the host code is sampled, each call
-    must go through the autotuner (one launch per config), so its caches are emptied first.
-    Returns (class, "run", the original) for each patched."""
-    from triton.runtime.jit import KernelInterface
-    patched = []
-    for cls in _with_subclasses(KernelInterface):
-        if cls.__module__.startswith("triton.") or "run" not in cls.__dict__:
-            continue
-        original_run = cls.__dict__["run"]
-
-        def uncached(self, *args, _run=original_run, **kwargs):
-            for name, value in vars(self).items():
-                if "cache" in name:
-                    for cache in (value if isinstance(value, (tuple, list)) else [value]):
-                        if isinstance(cache, dict):
-                            cache.clear()
-            return _run(self, *args, **kwargs)
-
-        cls.run = uncached
-        patched.append((cls, "run", original_run))
-    return patched
-
-
-def _as_tensor(value):
-    """A buffer object that Triton takes as a pointer (anything with `data_ptr()` and a dtype:
-    FlagGems' StridedBuffer) made over one tensor, as that tensor's view with the object's
-    shape, strides and offset, so that its launch is recovered as the tensor's; anything else
-    as it is."""
-    if isinstance(value, torch.Tensor) or not (callable(getattr(value, "data_ptr", None)) and
-                                               isinstance(getattr(value, "dtype", None),
-                                                          torch.dtype)):
-        return value
-    bases = [v for v in vars(value).values() if isinstance(v, torch.Tensor)]
-    if len(bases) != 1:
-        return value
-    base = bases[0]
-    try:
-        shape = tuple(value.shape)
-        strides = tuple(value.stride())
-        offset = int(getattr(value, "offset", 0) or 0)
-        typed = base if value.dtype == base.dtype else base.view(value.dtype)
-        return typed.as_strided(shape, strides, typed.storage_offset() + offset)
-    except (AttributeError, RuntimeError, TypeError, ValueError):
-        return value
-
-
-class _LaunchedKernel:
-    """What a launch gives host code traced without a GPU (Triton's: the compiled kernel), for
-    host code that keeps it and launches it again (FlagGems' LibEntry cache:
-    `kernel[grid](*arguments_but_the_constexprs)`): recorded as a launch of the kernel with the
-    first launch's constexprs and options."""
-
-    def __init__(self, function, args, kwargs, options):
-        names = [p.name for p in function.params]
-        bound = function.signature.bind_partial(
-            *args, **{k: v for k, v in kwargs.items() if k in names})
-        bound.apply_defaults()
-        self._constexprs = {p.name: bound.arguments[p.name] for p in function.params
-                            if p.is_constexpr and p.name in bound.arguments}
-        self._function, self._options = function, options
-
-    def __getitem__(self, grid):
-        def launch(*args, **kwargs):
-            runtime = [p.name for p in self._function.params if not p.is_constexpr]
-            if len(args) == len(runtime) and len(runtime) < len(self._function.params):
-                kwargs = {**dict(zip(runtime, args)), **self._constexprs, **kwargs}
-                args = ()
-            _RECORDERS[-1](self._function, args, kwargs, grid, dict(self._options))
-        return launch
-
-
-class _WarmedUpKernel(_LaunchedKernel):
-    """What `kernel.warmup(...)` gives host code traced without a GPU: the kernel compiled for
-    the GPU generated for, with the register count loading it would report (`n_regs`, read from
-    the cubin by Triton's cuobjdump), and `kernel[grid](...)` recorded as a launch of the kernel
-    with the warmup's launch options."""
-
-    def __init__(self, function, args, kwargs, options, compiled):
-        super().__init__(function, args, kwargs, options)
-        self._compiled = compiled
-        self.metadata = compiled.metadata
-        self.name = compiled.name
-        self.asm = compiled.asm
-        self.n_regs = _register_count(compiled)
-        self.n_spills = 0
-
-    def _init_handles(self):
-        # As Triton's own: a kernel that needs more shared memory than the GPU has does not load
-        # (the tutorial's 65,536-wide float32 rows with 4 stages), so the host code refuses that
-        # size rather than computing an occupancy of 0 programs from it.
-        from triton.runtime.errors import OutOfResources
-        if self.metadata.shared > MAX_SHARED_MEMORY:
-            raise OutOfResources(self.metadata.shared, MAX_SHARED_MEMORY, "shared memory")
-
-
-def _register_count(compiled):
-    """Registers per thread of a compiled kernel, as `cuobjdump --dump-resource-usage` (Triton's
-    own) reads them from its cubin."""
-    import tempfile
-    import triton.backends.nvidia as nvidia
-    tool = Path(nvidia.__file__).parent / "bin" / "cuobjdump"
-    with tempfile.NamedTemporaryFile(suffix=".cubin") as cubin:
-        cubin.write(compiled.asm["cubin"])
-        cubin.flush()
-        result = subprocess.run([str(tool), "--dump-resource-usage", cubin.name],
-                                capture_output=True, text=True)
-    found = re.search(r"REG:(\d+)", result.stdout)
-    if found is None:
-        raise GenerationError(f"the register count of '{compiled.name}' could not be read "
-                              f"({tool}: {result.stderr.strip() or 'no REG: line'})")
-    return int(found.group(1))
-
-
-class _DeviceGuard:
-    """torch.cuda.device(...) on a machine without a GPU: the guard and nothing else."""
-
-    def __init__(self, device=None):
-        self.idx = 0
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-class _Stream:
-    cuda_stream = 0
-    device = torch.device("cuda", 0)
-
-    def synchronize(self):
-        return None
-
-    def wait_stream(self, other):
-        return None
-
-
-# What a host code may read about the GPU, as an H100/H200 (sm_90) reports it: a launch derived
-# from these (a grid of one program per multiprocessor, ...) is recovered for that GPU.
-MULTIPROCESSORS = 132
-MAX_SHARED_MEMORY = 232448  # bytes per block, opted in
-
-
-@contextlib.contextmanager
-def cuda_patched(arch, notes):
-    """torch.cuda and Triton's driver answer as on one GPU of compute capability `arch`; each
-    property read that shapes a launch is noted once."""
-    import types
-    from triton.backends.compiler import GPUTarget
-    from triton.runtime import driver
-
-    def properties(device=None):
-        notes.add(f"the host code reads the GPU's properties: generated for sm_{arch} with "
-                  f"{MULTIPROCESSORS} multiprocessors")
-        return types.SimpleNamespace(name=f"sm_{arch}", major=arch // 10, minor=arch % 10,
-                                     multi_processor_count=MULTIPROCESSORS,
-                                     total_memory=80 << 30, max_threads_per_multi_processor=2048,
-                                     warp_size=32, regs_per_multiprocessor=65536,
-                                     shared_memory_per_block_optin=MAX_SHARED_MEMORY)
-
-    def triton_properties(device=None):
-        p = properties(device)
-        return {"multiprocessor_count": p.multi_processor_count,
-                "max_shared_mem": MAX_SHARED_MEMORY,
-                "max_num_regs": 65536, "warpSize": 32, "sm_clock_rate": 1980000,
-                "mem_clock_rate": 2619000, "mem_bus_width": 5120}
-
-    replacements = {
-        "is_available": lambda: True, "is_initialized": lambda: True, "_lazy_init": lambda: None,
-        "device_count": lambda: 1, "current_device": lambda: 0,
-        "set_device": lambda device=None: None, "synchronize": lambda device=None: None,
-        "get_device_capability": lambda device=None: (arch // 10, arch % 10),
-        "get_device_properties": properties, "get_device_name": lambda device=None: f"sm_{arch}",
-        "current_stream": lambda device=None: _Stream(),
-        "default_stream": lambda device=None: _Stream(),
-        "device": _DeviceGuard, "device_of": _DeviceGuard,
-        "stream": lambda stream=None: contextlib.nullcontext(),
-    }
-    fake_driver = types.SimpleNamespace(
-        get_current_device=lambda: 0, set_current_device=lambda device: None,
-        get_current_stream=lambda device=None: 0,
-        get_active_torch_device=lambda: torch.device("cuda", 0),
-        get_device_capability=lambda device=None: (arch // 10, arch % 10),
-        get_current_target=lambda: GPUTarget("cuda", arch, 32),
-        utils=types.SimpleNamespace(get_device_properties=triton_properties))
-    originals = {name: getattr(torch.cuda, name) for name in replacements
-                 if hasattr(torch.cuda, name)}
-    original_driver = driver._active
-    original_makers = {name: getattr(torch, name) for name in ("tensor", "as_tensor")}
-    for name, value in replacements.items():
-        setattr(torch.cuda, name, value)
-    for name, make in original_makers.items():
-        setattr(torch, name, _made_on_device(make))
-    driver._active = fake_driver
-    try:
-        yield
-    finally:
-        for name in replacements:
-            if name in originals:
-                setattr(torch.cuda, name, originals[name])
-            else:
-                delattr(torch.cuda, name)
-        for name, make in original_makers.items():
-            setattr(torch, name, make)
-        driver._active = original_driver
-
-
-def _made_on_device(make):
-    """torch.tensor / torch.as_tensor of Python data on the GPU (Liger's `torch.tensor(1.0,
-    device=grad_output.device)`) without one: a fake tensor of that shape and dtype whose
-    contents are unknown, as the host code's tensors are (a constant would run its operations
-    on the GPU); host code that then reads it is refused for reading tensor contents."""
-    def made(data, *args, device=None, **kwargs):
-        if isinstance(data, torch.Tensor) or device is None or \
-                torch.device(device).type != "cuda":
-            return make(data, *args, device=device, **kwargs)
-        shaped = make(data, *args, **kwargs)
-        return torch.empty(shaped.shape, dtype=shaped.dtype, device=device)
-    return made
-
-
-EMPTY_ALLOCATIONS = {"empty", "empty_like", "new_empty", "empty_strided", "new_empty_strided"}
-ZERO_ALLOCATIONS = {"zeros", "zeros_like", "new_zeros"}
-
-
-def input_dtype(argument, dtype):
-    """The dtype of a tensor input when the plugin's dtype is `dtype`: its own where the
-    examples give it one (int64 labels)."""
-    return getattr(torch, argument.dtype) if argument.dtype else dtype
-
-
-def storage_key(tensor):
-    return tensor.untyped_storage()._cdata
-
-
-# Python's in-place operators on tensors (`losses += lse`, `out[mask] = 0`)
-IN_PLACE_OPERATORS = {"__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
-                      "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__", "__setitem__"}
-# Methods named like in-place ops that write no elements
-NOT_WRITES = {"requires_grad_", "share_memory_", "resize_", "as_strided_", "record_stream_"}
-
-
-class _Creations(torch.overrides.TorchFunctionMode):
-    """Which torch function, at which line of the op's module, first made each storage, and
-    which wrote into one (`out.zero_()`, `losses += lse`, `out=`): a plugin runs the kernels
-    only."""
-
-    def __init__(self, module_path, records):
-        super().__init__()
-        self.module_path = module_path
-        self.records = records  # the launches so far
-        # storage key -> (function name, where, line, tensor); holding the tensor keeps its
-        # storage, so that no key is reused during the run
-        self.made = {}
-        self.writes = []  # (storage key, function name, where, line, launches before it)
-        self.copies = {}  # storage key -> the storage it is a copy of (clone, copy_ before launches)
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        name = getattr(func, "__name__", str(func))
-        written = list((kwargs or {}).get("out") or []) if isinstance(
-            (kwargs or {}).get("out"), (tuple, list)) else [(kwargs or {}).get("out")]
-        if args and isinstance(args[0], torch.Tensor) and (
-                name in IN_PLACE_OPERATORS or name.endswith("_") and not name.startswith("_")
-                and name not in NOT_WRITES):
-            written.append(args[0])
-        for tensor in written:
-            if isinstance(tensor, torch.Tensor):
-                where, line = _launch_site(self.module_path)
-                self.writes.append((storage_key(tensor), name, where, line, len(self.records)))
-        result = func(*args, **(kwargs or {}))
-        if name == "clone" and args and isinstance(args[0], torch.Tensor) and isinstance(
-                result, torch.Tensor):
-            self.copies[storage_key(result)] = storage_key(args[0])
-        if (name == "copy_" and len(args) > 1 and isinstance(args[1], torch.Tensor) and
-                not self.records):
-            self.copies[storage_key(args[0])] = storage_key(args[1])
-        tensors = result if isinstance(result, (tuple, list)) else [result]
-        for tensor in tensors:
-            if isinstance(tensor, torch.Tensor):
-                key = storage_key(tensor)
-                if key not in self.made:
-                    where, line = _launch_site(self.module_path)
-                    self.made[key] = (getattr(func, "__name__", str(func)), where, line,
-                                      tensor)
-        return result
-
-
-@dataclass(eq=False)
-class HostRun:
-    records: list  # RecordedLaunch
-    inputs: dict  # name -> tensor (absent optional inputs left out)
-    outputs: list  # what the host code returns (for an in-place op: the inputs it writes)
-    made: dict  # storage key -> (function, where, line, tensor) of what the host code made
-    writes: list  # (storage key, function, where, line, launches before) of torch's writes
-    copies: dict  # storage key -> the storage it copies (x.clone(), out.copy_(x) first)
-    point: dict  # the sizes and attributes it ran at
-
-
-def run_body(op, point, dtype, arch=90, notes=None):
-    """Runs the op's host code at `point` on fake CUDA tensors of `dtype`."""
-    from torch._subclasses.fake_tensor import (DataDependentOutputException,
-                                               DynamicOutputShapeException, FakeTensorMode)
-    records = []
-    creations = _Creations(op.module_path, records)
-    notes = set() if notes is None else notes
-    with FakeTensorMode(), cuda_patched(arch, notes):
-        call, inputs = {}, {}
-        for argument in op.arguments:
-            value = point[argument.name]
-            if argument.kind == "Tensor" and value is not None:
-                call[argument.name] = inputs[argument.name] = torch.empty(
-                    value, dtype=input_dtype(argument, dtype), device="cuda")
-            else:
-                call[argument.name] = value
-        shapes = {k: list(v.shape) for k, v in inputs.items()}
-        attributes = {a.name: point[a.name] for a in op.attributes}
-        with intercepted_launches(records, op.module_path), creations:
-            try:
-                # As PyTorch calls it: positional arguments by position (a wrapper such as
-                # Liger's `ensure_contiguous` may rename them), keyword-only ones by name.
-                result = op.body(*[call[a.name] for a in op.arguments if not a.keyword_only],
-                                 **{a.name: call[a.name] for a in op.arguments if a.keyword_only})
-            except GenerationError as error:  # from the intercepted launch: name the op
-                if str(error).startswith("op '"):
-                    raise
-                raise GenerationError(f"op '{op.qualname}': {error}") from None
-            except (DataDependentOutputException, DynamicOutputShapeException) as error:
-                raise GenerationError(
-                    f"op '{op.qualname}': its host code reads the tensor contents"
-                    f"{_failure_site(op, error)}, and a plugin computes its launches from "
-                    "shapes and attributes only: compute that value inside the kernel, or pass "
-                    "it as an attribute of the op") from None
-            except Exception as error:
-                raise HostFailure(f"{shapes} {attributes}" if attributes else f"{shapes}",
-                                  _failure_site(op, error), error) from None
-    # The inputs it writes in place, then what it returns (an in-place op returns None).
-    returned = [] if result is None and op.mutated else (
-        list(result) if isinstance(result, (tuple, list)) else [result])
-    outputs = [inputs[a.name] for a in op.mutated] + returned
-    if len(outputs) != op.num_outputs or not all(isinstance(t, torch.Tensor) for t in returned):
-        raise GenerationError(f"op '{op.qualname}': its host code returns "
-                              f"{[type(t).__name__ for t in returned]}; the schema declares "
-                              f"{op.num_outputs - len(op.mutated)} tensor(s)")
-    for index, tensor in enumerate(returned, start=len(op.mutated)):
-        if not tensor.is_contiguous():
-            # A permuted view of what the kernel wrote (NHWC returned as NCHW): TensorRT
-            # hands the plugin the output contiguous, so the kernel would write another
-            # layout into it.
-            made = creations.made.get(storage_key(tensor))
-            where = f" ({made[1]}: {made[2]})" if made else ""
-            raise GenerationError(
-                f"op '{op.qualname}': output {index} is returned as a view whose layout is "
-                f"not its own (shape {list(tensor.shape)}, strides {list(tensor.stride())}, "
-                f"of the buffer the host code allocates{where}); a plugin's output is "
-                "contiguous in its shape, so its kernel would write another layout there: "
-                "make the kernel write the output in its own layout (through its strides), "
-                "and return the buffer the kernel writes")
-    for key, name, _, _, launches_before in creations.writes:
-        if name == "zero_" and launches_before == 0 and key in creations.made:
-            creations.made[key] = ("zeros",) + creations.made[key][1:]
-    return HostRun(records, inputs, outputs, creations.made, creations.writes, creations.copies,
-                   point)
-
-
-def _failure_site(op, error):
-    """Where the host code failed: the line of the op's module, and the innermost line of the
-    code it calls there (a library's host function) when that is elsewhere, outside PyTorch and
-    Triton: ` at glue.py:12 (Y = forward(X)), in flag_gems/ops/softmax.py:276 (assert ...)`."""
-    frames = traceback.extract_tb(error.__traceback__)
-    own = [f for f in frames if Path(f.filename).resolve() == op.module_path]
-    called = _innermost_of_user_code(frames[frames.index(own[-1]) + 1 if own else 0:])
-    sites = [f"{op.module_path.name}:{own[-1].lineno} ({own[-1].line.strip()})"] if own else []
-    if called:
-        sites.append(f"{_shown_path(called.filename)}:{called.lineno} "
-                     f"({(called.line or '').strip()})")
-    return f" at {', in '.join(sites)}" if sites else ""
-
-
-def failure_location(op, error):
-    """`file:line` of the innermost line of the op's module, or of the code it calls outside
-    PyTorch and Triton, that the host code failed at."""
-    frame = _innermost_of_user_code(traceback.extract_tb(error.__traceback__))
-    return f"{_shown_path(frame.filename)}:{frame.lineno}" if frame else op.module_path.name
-
-
-def _innermost_of_user_code(frames):
-    """The innermost of `frames` outside PyTorch, Triton, the standard library and autoplugin
-    (the op's module or a library it calls), or None."""
-    return next((f for f in reversed(frames) if not _framework_file(f.filename)), None)
-
-
-_FRAMEWORKS = tuple(str(Path(module.__file__).resolve().parent) + "/"
-                    for module in (torch, triton, contextlib))
-_FRAMEWORKS += (str(Path(__file__).resolve().parent.parent) + "/",)
-
-
-def _framework_file(filename):
-    """A frame of PyTorch, Triton, the standard library or autoplugin itself."""
-    return str(Path(filename).resolve()).startswith(_FRAMEWORKS)
-
-
-def _shown_path(filename):
-    """An installed package's file from its package folder (`flag_gems/ops/softmax.py`)."""
-    parts = Path(filename).parts
-    for marker in ("site-packages", "dist-packages"):
-        if marker in parts:
-            return "/".join(parts[parts.index(marker) + 1:])
-    return Path(filename).name
 
 
 def _tensor_role(op, value, run):
@@ -656,103 +60,6 @@ def _tensor_role(op, value, run):
     return None, ("a tensor that is neither an input nor an output of the op, nor a buffer the "
                   "host code allocates (torch.empty/zeros): pass the kernel the op's tensors, "
                   "views of them, or buffers the host code allocates")
-
-
-MAX_SAMPLE_ELEMENTS = 1 << 21
-
-
-def _elements(op, point):
-    return sum(_numel(point[a.name]) for a in op.tensors if point[a.name] is not None)
-
-
-def _broken(requires, symbols, point):
-    """The first of the requirements `point` breaks, or None."""
-    from .shapes import _values, holds
-    values = _values(symbols, point)
-    return next((r for r in requires if not holds(r, values)), None)
-
-
-def _sample_int(rng, example_value, largest):
-    """Small values and values up to `largest` (log-uniform), with the example's sign."""
-    if rng.random() < 0.5:
-        value = rng.randint(0, 2 * abs(example_value) + 6)
-    else:
-        value = int(round(2 ** rng.uniform(0, largest.bit_length())))
-    return -value if example_value < 0 and rng.random() < 0.5 else value
-
-
-def _sample_float(rng, example_value):
-    """The example's value at times (a flag computed from it, `softcap != 0`, takes the
-    example's branch), else one near it with its sign (0 to 1 for 0): a probability or an eps
-    stays in the range its host code asserts."""
-    if rng.random() < 0.25:
-        return example_value
-    if example_value == 0:
-        return round(rng.uniform(0.0, 1.0), 3)
-    # Six significant digits: an eps of 1e-6 must vary too.
-    return float(f"{example_value * rng.uniform(0.5, 1.5):.6g}")
-
-
-def sample_points(op, example, requires, symbols, count, rng, long_axes=False):
-    """Points inside the traced shape requirements, every extent at least 1. With `long_axes`,
-    one point per tensor axis with that axis long (1000-5000) and the others short, so that every
-    grid extent and argument sees its axis grow."""
-    from .shapes import satisfy, tie, tied_extents
-    ties = tied_extents(requires, symbols)
-    targets = [None] * count
-    if long_axes:
-        targets = [(a.name, axis) for a in op.tensors if example[a.name] is not None
-                   for axis in range(len(example[a.name]))]
-    points = []
-    for target in targets:
-        for _ in range(2000):
-            point = {}
-            for argument in op.arguments:
-                value = example[argument.name]
-                if value is None and argument.optional:
-                    point[argument.name] = None
-                elif argument.kind == "Tensor":
-                    if target is None:
-                        shape = [rng.randint(1, 16) if rng.random() < 0.5 else
-                                 int(round(2 ** rng.uniform(0, 10))) for _ in value]
-                    else:
-                        shape = [rng.randint(1000, 5000) if (argument.name, axis) == target
-                                 else rng.randint(1, 4) for axis in range(len(value))]
-                    point[argument.name] = shape
-                elif argument.structural:
-                    point[argument.name] = value
-                elif argument.kind == "int":
-                    point[argument.name] = _sample_int(rng, value, 1024)
-                elif argument.kind == "int[]":
-                    point[argument.name] = [_sample_int(rng, v, 1024) for v in value]
-                elif argument.kind == "float":
-                    point[argument.name] = _sample_float(rng, value)
-                elif argument.kind == "float[]":
-                    point[argument.name] = [_sample_float(rng, v) for v in value]
-                elif argument.kind == "bool":
-                    point[argument.name] = rng.random() < 0.5
-                elif argument.kind == "bool[]":
-                    point[argument.name] = [rng.random() < 0.5 for _ in value]
-                else:
-                    point[argument.name] = value
-            satisfy(tie(point, ties, keep=target), requires, symbols, keep=target)
-            if (_elements(op, point) <= MAX_SAMPLE_ELEMENTS and
-                    _broken(requires, symbols, point) is None):
-                points.append(point)
-                break
-        else:
-            if target is None:
-                raise GenerationError(
-                    f"op '{op.qualname}': found too few sizes and attributes that satisfy its "
-                    "fake implementation's requirements to sample the host code")
-    return points
-
-
-def _numel(shape):
-    total = 1
-    for extent in shape:
-        total *= extent
-    return total
 
 
 def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
@@ -866,7 +173,6 @@ def _edge_points(op, example, traced, rng, arch, launches, notes, dtype):
     off: `DO_SOFTCAPPING = softcap != 0`), and each axis very long (16K to 100K, 2^16 and
     2^16 + 1: tiles of the largest blocks, `cdiv(n, 2048)`), the others short. (points, their
     runs)"""
-    from .shapes import satisfy, tie, tied_extents
     ties = tied_extents(traced.requires, traced.symbols)
     candidates = []
     for argument in op.arguments:
@@ -879,8 +185,8 @@ def _edge_points(op, example, traced, rng, arch, launches, notes, dtype):
     tensors = {a.name for a in op.tensors}
 
     def accepted(point):
-        return (_elements(op, point) <= 4 * MAX_SAMPLE_ELEMENTS and
-                _broken(traced.requires, traced.symbols, point) is None)
+        return (point_elements(op, point) <= 4 * MAX_SAMPLE_ELEMENTS and
+                broken_requirement(traced.requires, traced.symbols, point) is None)
 
     for argument in op.tensors:
         for axis in range(len(example[argument.name] or [])):
@@ -1035,9 +341,8 @@ class _Prober:
 
     def _check_requirements(self, point):
         import sympy
-        relation = _broken(self.traced.requires, self.traced.symbols, point)
+        relation = broken_requirement(self.traced.requires, self.traced.symbols, point)
         if relation is not None:
-            from .shapes import allowed_values, set_text
             names = {s: sympy.Symbol(self.traced.symbols[s].cpp())
                      for s in relation.free_symbols if s in self.traced.symbols}
             allowed = allowed_values(relation)
@@ -1047,11 +352,10 @@ class _Prober:
             raise kernel_variants.OutsideRequirements(str(relation.xreplace(names)))
 
     def _accepted(self, point):
-        return (_elements(self.op, point) <= PROBE_MAX_ELEMENTS and
-                _broken(self.traced.requires, self.traced.symbols, point) is None)
+        return (point_elements(self.op, point) <= PROBE_MAX_ELEMENTS and
+                broken_requirement(self.traced.requires, self.traced.symbols, point) is None)
 
     def _point_with(self, base, atom, value):
-        from .shapes import copy_point, satisfy, tie, tied_extents
         point = copy_point(base)
         keep = None
         if ".size(" in atom:
@@ -1079,7 +383,6 @@ class _Prober:
         return records[self.position]
 
 
-
 def _checked_run(op, point, dtype, arch, notes, sample=torch.float32):
     """The host code's run at a point the plugin accepts: a failure there is a refusal (`sample`:
     the dtype the points are sampled in; another dtype that fails is the dtype's refusal)."""
@@ -1097,19 +400,18 @@ def _checked_run(op, point, dtype, arch, notes, sample=torch.float32):
         if isinstance(failure.error, (NameError, AttributeError, ImportError, TypeError)):
             raise GenerationError(
                 f"op '{op.qualname}': its host code fails at {failure.shapes}{failure.where}: "
-                f"{_error_text(failure.error)}: an error in the code rather "
+                f"{error_text(failure.error)}: an error in the code rather "
                 "than a check of the sizes: fix the host code (if it runs eagerly on a GPU as "
                 "it is, from-torch's fake tensors miss something: report it)") from None
         raise GenerationError(
             f"op '{op.qualname}': its host code rejects sizes the plugin would accept, "
-            f"{failure.shapes}{failure.where}: {_error_text(failure.error)}. "
+            f"{failure.shapes}{failure.where}: {error_text(failure.error)}. "
             "State that condition in the fake implementation (torch._check(...)) so that the "
             "plugin requires it") from None
 
 
 def _plugin_outputs(op, point, dtype):
     """The outputs TensorRT allocates: the fake implementation's (meta tensors)."""
-    from .shapes import fake_outputs
     outputs = fake_outputs(op, point, dtype)
     if outputs is None:
         raise GenerationError(f"op '{op.qualname}': its fake implementation rejects {point}, "
@@ -1150,7 +452,6 @@ def _relations_between_inputs(op, example, traced, rng, arch, keep_assumed, note
     equal to another extent of the other's tensor (then the example's values only coincide), or
     the equalities required already imply it."""
     import sympy
-    from .shapes import tied_extents
     symbol_of = {(ref.name, ref.index): symbol for symbol, ref in traced.symbols.items()
                  if ref.kind == "extent"}
     group = {key: key for key in symbol_of}
@@ -1300,16 +601,6 @@ def _same_launches(op, first, second, point=None):
                               f"every size, or split the op where the sequence changes{empty}")
 
 
-def _plain(value):
-    if isinstance(value, (np.integer, np.bool_)):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    if isinstance(value, torch.Tensor):
-        return ("tensor", tuple(value.shape))
-    return value
-
-
 def _fit(op, *args):
     """fitting.fit, its refusal naming the op."""
     try:
@@ -1417,7 +708,7 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
         return argument
 
     varying = [n for n in first.arguments if n in constexprs and
-               len({repr(_plain(r.arguments[n])) for r in recorded}) != 1]
+               len({repr(plain_value(r.arguments[n])) for r in recorded}) != 1]
     powers = [n for n in varying if kernel_variants.is_power_of_a_size(n, recorded, envs)]
     for name in first.arguments:
         values = [r.arguments[name] for r in recorded]
@@ -1429,9 +720,9 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
             continue
         if name in constexprs:
             # A constexpr the host code picks per dtype (`OUT_DTYPE=tl.float16` for half inputs)
-            by_dtype = {d: _constexpr_text(run.records[position].arguments[name])
+            by_dtype = {d: constexpr_text(run.records[position].arguments[name])
                         for d, run in dtype_runs.items()}
-            text = _constexpr_text(values[0])
+            text = constexpr_text(values[0])
             arguments.append(RecoveredArgument(
                 name, "constexpr", constexpr=text,
                 constexpr_by_dtype={d: t for d, t in by_dtype.items() if t != text}))
@@ -1455,7 +746,7 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
         if triton_type in ("i32", "i64") and annotated in ("i32", "i64"):
             triton_type = annotated
         cpp = _fit(op, values, fit_envs, check_envs, context, triton_type,
-                   [c for c in (_plain(first.arguments[n]) for n in constexprs)
+                   [c for c in (plain_value(first.arguments[n]) for n in constexprs)
                     if isinstance(c, int) and not isinstance(c, bool)])
         if cpp == "1" and triton_type in ("i32", "i64") and _specialized_on_one(kernel, name):
             # Triton's JIT compiles an integer that is 1 as the constant 1 (a contiguous
@@ -1471,7 +762,7 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
         _family_same_for_every_dtype(op, probe, list(dtype_runs), arch)
     run_time_constexprs.sort(key=order.index)
     grid = []
-    block_sizes = [v for v in (_plain(first.arguments[n]) for n in constexprs)
+    block_sizes = [v for v in (plain_value(first.arguments[n]) for n in constexprs)
                    if isinstance(v, int) and not isinstance(v, bool)]
     # A block that is a step function of a size (DyT's 1024 below 4096 columns, 2048 from
     # there): the samples may miss a step, where tiles of a constant block fit them as well as
@@ -1488,12 +779,12 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
             tiles = _grid_of_variant_tiles(recorded, values, envs, family)
             grid.append(tiles or _grid_capped_per_variant(recorded, values, envs, family, probe,
                                                           axis, block_sizes, refusal))
-    options = {k: _plain(v) for k, v in first.options.items()}
+    options = {k: plain_value(v) for k, v in first.options.items()}
     for record in recorded:
         # A family's warps and stages follow its power of two (read per variant by probing).
         probed = family is not None and family.options
-        if not probed and {k: _plain(v) for k, v in record.options.items()} != options:
-            seen = sorted({", ".join(f"{k}={_plain(v)}" for k, v in sorted(r.options.items()))
+        if not probed and {k: plain_value(v) for k, v in record.options.items()} != options:
+            seen = sorted({", ".join(f"{k}={plain_value(v)}" for k, v in sorted(r.options.items()))
                            for r in recorded})
             raise GenerationError(f"op '{op.qualname}': the launch options of '{kernel_name}' "
                                   f"({first.where}) change with the shapes or attributes "
@@ -1518,7 +809,7 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
         # Triton's JIT compiles each value of a constexpr: the generic build takes it at run
         # time, and a build for the example's values (the sizes the user deploys) folds them.
         example = probe.at_example().arguments
-        value_builds.append({name: _constexpr_text(example[name]) for name in
+        value_builds.append({name: constexpr_text(example[name]) for name in
                              run_time_constexprs +
                              [v.name for v in (family.varying if family else [])]})
     return RecoveredLaunch(kernel_name, Path(kernel.fn.__code__.co_filename).resolve(), grid,
@@ -1548,11 +839,11 @@ def _same_for_every_dtype(op, position, first, arguments, grid, family, dtype_ru
                 [first.grid[a] if a < len(first.grid) else 1 for a in compared]:
             what = ("the grid", list(first.grid), list(record.grid))
         for name in checked:
-            if what is None and _plain(record.arguments[name]) != _plain(first.arguments[name]):
-                what = (f"argument '{name}'", _plain(first.arguments[name]),
-                        _plain(record.arguments[name]))
-        if what is None and ({k: _plain(v) for k, v in record.options.items()} !=
-                             {k: _plain(v) for k, v in first.options.items()}):
+            if what is None and plain_value(record.arguments[name]) != plain_value(first.arguments[name]):
+                what = (f"argument '{name}'", plain_value(first.arguments[name]),
+                        plain_value(record.arguments[name]))
+        if what is None and ({k: plain_value(v) for k, v in record.options.items()} !=
+                             {k: plain_value(v) for k, v in first.options.items()}):
             what = ("the launch options", dict(first.options), dict(record.options))
         if what is not None:
             raise GenerationError(
@@ -1564,25 +855,17 @@ def _same_for_every_dtype(op, position, first, arguments, grid, family, dtype_ru
                 f"project of its own (--dtypes {dtype})")
 
 
-def _constexpr_text(value):
-    """A constexpr value as a signature writes it: `True`, `1024`, `'gelu'`, `tl.fp16`."""
-    value = _plain(value)
-    if isinstance(value, tl.dtype):
-        return f"tl.{value.name}"
-    return "True" if value is True else "False" if value is False else repr(value)
-
-
 def _grid_of_variant_tiles(recorded, values, envs, family):
     """A grid axis of tiles of a family's integer constexpr (`cdiv(n_ctx, BLOCK_M)` where
     `BLOCK_M = 128 if head_dim <= 64 else 64`): `ap::triton::cdiv(size, <the constexpr's C++>)`
     where that gives every sample's value; "" where none does."""
     for varying in (family.varying if family else []):
-        tiles = [_plain(r.arguments[varying.name]) for r in recorded]
+        tiles = [plain_value(r.arguments[varying.name]) for r in recorded]
         if not all(isinstance(t, int) and not isinstance(t, bool) and t > 0 for t in tiles):
             continue
         for text, function in fitting.candidates(envs, ()):
             try:
-                if all(-(-fitting._integral(function(env)) // tile) == value
+                if all(-(-fitting.integral_value(function(env)) // tile) == value
                        for env, tile, value in zip(envs, tiles, values)):
                     return f"ap::triton::cdiv({text}, {varying.cpp})"
             except (KeyError, TypeError, ZeroDivisionError):
@@ -1598,12 +881,12 @@ def _grid_capped_per_variant(recorded, values, envs, family, probe, axis, consta
     powers = next((v for v in (family.varying if family else []) if v.bounded), None)
     if powers is None or powers.steps:  # (a step function: its variants are not its powers)
         raise refusal
-    variants = [_plain(r.arguments[powers.name]) for r in recorded]
+    variants = [plain_value(r.arguments[powers.name]) for r in recorded]
     kept = [(env, value, variant) for env, value, variant in zip(envs, values, variants)
             if str(variant) in powers.values]
     for text, function in fitting.candidates([env for env, _, _ in kept], constants):
         try:
-            sizes = [fitting._integral(function(env)) for env, _, _ in kept]
+            sizes = [fitting.integral_value(function(env)) for env, _, _ in kept]
         except (KeyError, TypeError, ZeroDivisionError):
             continue
         caps = {}
@@ -1657,7 +940,7 @@ def _run_time_constexpr(op, name, first, values, fit_envs, check_envs, context, 
     argument of the recovered expression
     where the kernel compiles that way (it computes with the value, not shapes or static loops
     over it); otherwise `refusal`, the family's, with why."""
-    plain = [_plain(v) for v in values]
+    plain = [plain_value(v) for v in values]
     if all(isinstance(v, int) and not isinstance(v, bool) for v in plain):
         triton_type, what = "i32" if all(-2**31 <= v < 2**31 for v in plain) else "i64", "size"
     elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in plain):
@@ -1689,12 +972,11 @@ def _compile_problem(record, name, triton_type, arch):
     argument of `triton_type` ("" when it does): one trial compilation by the build's own compile
     step (tools/triton_aot.py), the other constexprs at their recorded values."""
     import types
-    from .emit import triton_aot_module
     aot = triton_aot_module()
     function = record.kernel
     parameters, constants = [], []
     for parameter, value in record.arguments.items():
-        value = value if isinstance(value, torch.Tensor) else _plain(value)
+        value = value if isinstance(value, torch.Tensor) else plain_value(value)
         if parameter == name:
             type_name = triton_type
         elif value is None or any(p.name == parameter and p.is_constexpr

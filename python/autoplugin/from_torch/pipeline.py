@@ -6,8 +6,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import emit
-from .discover import GenerationError, UnrecoveredConstexpr, find_ops, parse_example
+from .discover import find_ops, parse_example
+from .domain import equal_extents_of_inputs, hold_constexpr, keep_to_example_kernels, learn_domain
+from .errors import GenerationError, UnrecoveredConstexpr
+from .launches import DTYPES, recover_launches
+from .shapes import fake_outputs, traced_shapes
 from .sympy_to_dim import TranslationError
+
 
 SUPPORTED_DTYPES = ("float32", "float16", "bfloat16")
 
@@ -16,8 +21,8 @@ SUPPORTED_DTYPES = ("float32", "float16", "bfloat16")
 class Structure:
     example: dict  # argument -> shape (tensors) or value (attributes)
     traced: object  # shapes.TracedShapes
-    launches: list  # launches.RecoveredLaunch
-    scratch: list  # launches.ScratchBuffer: the workspace's buffers
+    launches: list  # records.RecoveredLaunch
+    scratch: list  # records.ScratchBuffer: the workspace's buffers
     zeroed_outputs: tuple = ()  # output indices the launcher clears first
     copied_outputs: tuple = ()  # (output index, input name): the launcher copies it first
 
@@ -25,7 +30,6 @@ class Structure:
 def _mark_structural_bools(op, examples):
     """A bool that changes the rank of an output (keepdim), given both values by the examples,
     is part of the structure, as a string is: each value its own shape function branch."""
-    from .shapes import fake_outputs
     for argument in op.arguments:
         if argument.kind != "bool" or len({e[argument.name] for e in examples}) < 2:
             continue
@@ -41,8 +45,6 @@ def _mark_structural_bools(op, examples):
 def _check_output_dtypes(op, structures, dtypes):
     """One launcher per dtype serves every structure: its outputs' dtypes must not change with
     the structure (a reduction string that makes the output a float32 scalar)."""
-    from .launches import DTYPES
-    from .shapes import fake_outputs
     for dtype in dtypes:
         seen = {}
         for structure in structures:
@@ -275,10 +277,6 @@ def _generate(module, out, examples, ops, dtypes, arch, log, example_equalities,
     import torch
     import triton
 
-    from .domain import (equal_extents_of_inputs, hold_constexpr, keep_to_example_kernels,
-                         learn_domain)
-    from .launches import DTYPES, recover_launches
-    from .shapes import traced_shapes
 
     unknown = [d for d in dtypes if d not in SUPPORTED_DTYPES]
     if unknown or not dtypes:

@@ -25,8 +25,10 @@ from torch._dynamo.source import ConstantSource
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import (DimDynamic, ShapeEnv,
                                                    StatelessSymbolicContext)
+from .errors import GenerationError
+from .fake_cuda import cuda_patched
+from .records import input_dtype as of_input
 
-from .discover import GenerationError
 
 TRACE_EXTENTS = [17, 19, 23, 29, 31, 37, 41, 43]
 
@@ -244,7 +246,6 @@ def _trace(op, example, ties, concrete=frozenset()):
             call[argument.name] = nodes
         else:
             call[argument.name] = value
-    from .launches import cuda_patched
     checks = []
     decided = {}  # extent symbol -> where a torch._check decided at the traced sizes pinned it
     # On CUDA tensors, as PyTorch traces a custom op for a GPU (a triton_op's fake is its host
@@ -490,7 +491,7 @@ def satisfy(point, requires, symbols, keep=None):
             if value is not None:
                 choices.append((ref, value, unknown))
         bounded = [(ref, value) for ref, value, unknown in choices
-                   if all(holds(bound, {**_values(symbols, point), unknown: value})
+                   if all(holds(bound, {**point_values(symbols, point), unknown: value})
                           for bound in requires if bound is not relation and
                           not isinstance(bound, sympy.Eq) and unknown in bound.free_symbols)]
         for ref, value in (bounded or [(ref, value) for ref, value, _ in choices])[:1]:
@@ -602,7 +603,6 @@ def _sample_point(op, example, rng):
 
 
 def input_dtype(argument, dtype):
-    from .launches import input_dtype as of_input
     return of_input(argument, dtype)
 
 
@@ -610,7 +610,6 @@ def fake_outputs(op, point, dtype=torch.float32):
     """The fake's outputs at a point as fake CUDA tensors (inputs of `dtype`), or None when the
     fake raises."""
     from torch._subclasses.fake_tensor import FakeTensorMode
-    from .launches import cuda_patched
     with FakeTensorMode(), cuda_patched(90, set()):
         call = {}
         for argument in op.arguments:
@@ -646,7 +645,7 @@ def _solution(relation, unknown, known, ref, current):
     return int(solutions[0]) if solutions else None
 
 
-def _values(symbols, point):
+def point_values(symbols, point):
     return {symbol: ref.value(point) for symbol, ref in symbols.items()}
 
 
@@ -709,7 +708,7 @@ def _sets_of_sizes(op, example, outputs, symbols, pinned, ties):
         # shapes at every allowed size, else as traced.
         for size in sizes:
             concrete = shapes_at[size]
-            values = _values(symbols, _with_size(example, group, ties, size))
+            values = point_values(symbols, _with_size(example, group, ties, size))
             for k, shape in enumerate(outputs):
                 for axis, extent in enumerate(shape):
                     try:
@@ -783,7 +782,7 @@ def _generalized_checks(op, example, checks, symbols, set_requirements, ties):
                                 symbols[moved].assign(point, size)
                         symbols[other].assign(point, trial)
                         tie(point, ties, keep=(symbols[other].name, symbols[other].index))
-                        values = _values(symbols, point)
+                        values = point_values(symbols, point)
                         if holds(relation, values) == holds(general, values) or \
                                 concrete_output_shapes(op, point) is None:
                             continue  # the forms agree, or the fake rejects (maybe elsewhere)
@@ -854,7 +853,7 @@ def traced_shapes(op, example, samples=400, seed=0):
         point = tie(_sample_point(op, example, rng), ties)
         if set_requirements:  # a size of the set, not a point the requirement excludes
             satisfy(point, candidates, symbols)
-        values = _values(symbols, point)
+        values = point_values(symbols, point)
         points.append((point, values, concrete_output_shapes(op, point)))
 
     def agrees(point_values, concrete):
@@ -876,7 +875,7 @@ def traced_shapes(op, example, samples=400, seed=0):
                    and all(holds(g, v) for g in others) and not holds(guard, v)]
         if outside and all(agrees(v, c) for v, c in outside):
             requires = others
-    example_values = _values(symbols, example)
+    example_values = point_values(symbols, example)
     broken = [g for g in requires if not holds(g, example_values)]
     # Traced away from 0 and 1, two attributes can meet (`x.transpose(dim0, dim1)` at dims 1 and
     # 2, both traced at 2, records dim0 == dim1): they are then axes, part of the structure.

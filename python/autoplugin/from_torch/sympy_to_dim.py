@@ -213,8 +213,6 @@ def _negated_floor_div(expr):
     return _CeilDivText(-rest.args[0], rest.args[1])
 
 
-
-
 def ap_dim(expr, names):
     """C++ text of an ap::Dim expression for `expr`; `names` maps symbols to C++ expressions."""
     return DimTranslator(names).dim(expr)

@@ -1,0 +1,129 @@
+"""What a run of the host code records and what recovery makes of it: the launches (recorded, and
+recovered as C++ expressions), the workspace's scratch buffers, and the small value helpers the
+floors above share."""
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+import triton.language as tl
+
+
+@dataclass
+class RecordedLaunch:
+    kernel: object  # the JITFunction
+    grid: tuple
+    arguments: dict  # parameter name -> value, in the kernel's parameter order
+    options: dict  # num_warps, num_stages, ...
+    where: str  # "module.py:57"
+    line: str
+    config: object = None  # kernel_variants.AutotuneConfig of an autotuned launch
+
+
+@dataclass
+class RecoveredArgument:
+    name: str
+    kind: str  # "input", "output", "workspace", "scalar", "constexpr"
+    cpp: str = ""  # C++ expression (scalars), tensor name (pointers), buffer index (workspace)
+    triton_type: str = ""  # "i32", "fp32", ...; pointers: the element type per dtype
+    pointer_types: dict = field(default_factory=dict)  # dtype -> "*fp32"
+    constexpr: str = ""
+    constexpr_by_dtype: dict = field(default_factory=dict)  # dtype -> value, where they differ
+    offset: str = ""  # pointers to a view partway into a tensor: C++ elements from its start
+    tensor_types: dict = field(default_factory=dict)  # dtype -> the tensor's own "*fp32" (where
+
+
+@dataclass
+class RecoveredLaunch:
+    kernel_name: str
+    kernel_file: Path
+    grid: list  # C++ expressions, one per axis
+    arguments: list  # RecoveredArgument per kernel parameter
+    num_warps: int
+    num_stages: int
+    where: str
+    line: str
+    family: object = None  # kernel_variants.Family when constexprs change with the shapes
+    config: object = None  # kernel_variants.AutotuneConfig: launched by that config's tactic
+    # Builds for the values the run-time constexprs have at the example (SPECIALIZE_VALUES), each
+    # {name: value as the signature writes it}, with the family's constexprs there (the variant).
+    value_builds: list = field(default_factory=list)
+    # The kernel's globals as it ran (a library may bind names its file does not: kernel_source)
+    kernel_globals: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def varying(self):
+        return self.family.varying if self.family else []
+
+    def signature(self, dtype):
+        entries = []
+        for argument in self.arguments:
+            if argument.kind in ("input", "output", "workspace"):
+                entries.append(argument.pointer_types[dtype])
+            elif argument.kind == "constexpr":
+                entries.append(argument.constexpr_by_dtype.get(dtype, argument.constexpr))
+            else:
+                entries.append(argument.triton_type)
+        return ", ".join(entries)
+
+
+@dataclass
+class ScratchBuffer:
+    """A buffer the host code allocates and a kernel uses: a slice of the plugin's workspace."""
+    numel: str  # C++ expression of the launcher's shapes and attributes
+    element_bytes: int  # the largest over the generated dtypes
+    zeroed: bool  # allocated with zeros: the launcher clears it before the first launch
+    where: str
+    line: str
+
+
+@dataclass
+class RecoveredLaunches:
+    launches: list  # RecoveredLaunch
+    scratch: list  # ScratchBuffer, indexed by the workspace arguments' cpp
+    notes: list  # what the user should know: host allocations the plugin replaces, ...
+    zeroed_outputs: list = field(default_factory=list)  # indices the host code allocates zeroed
+    copied_outputs: list = field(default_factory=list)  # (index, input): out = input.clone()
+
+
+def launch_site(module_path):
+    """(file:line, source line) of the innermost frame in the op's module."""
+    for frame in reversed(traceback.extract_stack()):
+        if Path(frame.filename).resolve() == module_path:
+            line = (frame.line or "").strip()
+            if line.count("(") > line.count(")"):
+                line += " ..."  # the first line of a call written over several
+            return f"{module_path.name}:{frame.lineno}", line
+    return f"{module_path.name}:?", ""
+
+
+def plain_value(value):
+    if isinstance(value, (np.integer, np.bool_)):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, torch.Tensor):
+        return ("tensor", tuple(value.shape))
+    return value
+
+
+def constexpr_text(value):
+    """A constexpr value as a signature writes it: `True`, `1024`, `'gelu'`, `tl.fp16`."""
+    value = plain_value(value)
+    if isinstance(value, tl.dtype):
+        return f"tl.{value.name}"
+    return "True" if value is True else "False" if value is False else repr(value)
+
+
+def shape_numel(shape):
+    total = 1
+    for extent in shape:
+        total *= extent
+    return total
+
+
+def input_dtype(argument, dtype):
+    """The dtype of a tensor input when the plugin's dtype is `dtype`: its own where the
+    examples give it one (int64 labels)."""
+    return getattr(torch, argument.dtype) if argument.dtype else dtype
