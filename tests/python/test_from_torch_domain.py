@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 import torch  # noqa: E402
 
 from autoplugin.from_torch import domain, pipeline, shapes  # noqa: E402
-from autoplugin.from_torch.discover import find_ops, parse_example  # noqa: E402
+from autoplugin.from_torch.discover import Argument, CustomOp, find_ops, parse_example  # noqa: E402
 
 MODULE = os.path.join(HERE, "from_torch_domain.py")
 EXAMPLES = {}
@@ -39,6 +39,51 @@ def learnt(qualname, learn=domain.learn_domain):
     learn(op, example, traced, torch.float32, 90)
     added = [r for r in traced.requires if r not in before]
     return [domain._text(r, traced.symbols) for r in added], list(op.notes)
+
+
+def op_with(*arguments):
+    return CustomOp("test::op", "", "", list(arguments), 1, None, None, None)
+
+
+class OtherValuesTest(unittest.TestCase):
+    """The structures the pipeline adds for an attribute that became part of the structure
+    during generation (pipeline._other_values), written as --example text."""
+    X = Argument("x", "Tensor")
+
+    def values(self, op, examples, given_structural=()):
+        return [(e[name], name, value) for e, name, value in
+                pipeline._other_values(op, examples, set(given_structural))]
+
+    def test_a_bool_gets_its_other_value(self):
+        op = op_with(self.X, Argument("keepdim", "bool", structural=True))
+        self.assertEqual(self.values(op, [{"x": [4, 8], "keepdim": False}]),
+                         [(False, "keepdim", True)])
+
+    def test_an_axis_gets_each_axis_no_example_covers_counted_as_the_examples_count(self):
+        op = op_with(self.X, Argument("dim", "int", structural=True))
+        self.assertEqual([v for *_, v in self.values(op, [{"x": [2, 3, 4], "dim": -1}])],
+                         [-3, -2])
+        self.assertEqual([v for *_, v in self.values(op, [{"x": [2, 3, 4], "dim": 1}])],
+                         [0, 2])
+        # 0 and -1 cover axes 0 and 2; the examples' values are also tried with each other's
+        examples = [{"x": [2, 3, 4], "dim": 0}, {"x": [2, 3, 4], "dim": -1}]
+        self.assertEqual([v for *_, v in self.values(op, examples)], [-2])
+
+    def test_an_int_that_is_not_an_axis_and_a_given_structure_are_left(self):
+        op = op_with(self.X, Argument("block", "int", structural=True))
+        self.assertEqual(self.values(op, [{"x": [2, 3], "block": 128}]), [])
+        op = op_with(self.X, Argument("keepdim", "bool", structural=True))
+        self.assertEqual(self.values(op, [{"x": [4, 8], "keepdim": False}], ["keepdim"]), [])
+
+    def test_at_most_a_dozen_and_written_as_examples(self):
+        op = op_with(self.X, Argument("dim", "int", structural=True))
+        added = pipeline._other_values(op, [{"x": [2] * 20, "dim": 0}], set())
+        self.assertEqual(len(added), pipeline.MOST_OTHER_VALUES)
+        example, name, value = added[0]
+        text = pipeline._example_text(op, dict(example, **{name: value}))
+        self.assertEqual(text, "test::op(x=[2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, "
+                               "2, 2], dim=1)")
+        self.assertEqual(parse_example(text)[1], {"x": [2] * 20, "dim": 1})
 
 
 class LearntRequirementsTest(unittest.TestCase):
