@@ -24,6 +24,7 @@ import operator
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..library import Library
+from ..torch_tensorrt import node_target
 from .conversion import Conversion, bind
 
 OP = "torchtrt_ex::embedding_bag"
@@ -62,25 +63,21 @@ def arguments(overload: str, args: Sequence[Any], kwargs: Dict[str, Any]) -> Dic
             "padding_idx": padding_idx}
 
 
-def _overload(node: Any) -> str:
-    return str(node.target)
-
-
 def _unused_outputs_refusal(node: Any) -> Optional[str]:
     """The plugin computes embedding_bag's first output only: any other use is refused."""
     for user in getattr(node, "users", {}):
         if user.target is not operator.getitem:
-            return f"{_overload(node)}: its result is used whole by {user.name}, not through [0]"
+            return f"{node_target(node)}: its result is used whole by {user.name}, not through [0]"
         if user.args[1] != 0 and len(user.users) > 0:
             kind = ("offset2bag", "bag_size", "max_indices")[user.args[1] - 1]
-            return (f"{_overload(node)}: output {user.args[1]} ({kind}) is used; the plugin "
+            return (f"{node_target(node)}: output {user.args[1]} ({kind}) is used; the plugin "
                     f"computes output 0 only")
     return None
 
 
 def _own_refusal(node: Any) -> Optional[str]:
     try:
-        bound = arguments(_overload(node), node.args, node.kwargs)
+        bound = arguments(node_target(node), node.args, node.kwargs)
     except ValueError as error:
         return str(error)
     refusal = _unused_outputs_refusal(node)
@@ -90,13 +87,13 @@ def _own_refusal(node: Any) -> Optional[str]:
                     for t in (bound["indices"], bound["offsets"])
                     if t is not None and getattr(t, "meta", {}).get("val") is not None}
     if len(index_dtypes) > 1:
-        return (f"{_overload(node)}: indices and offsets of different dtypes "
+        return (f"{node_target(node)}: indices and offsets of different dtypes "
                 f"({', '.join(sorted(index_dtypes))}); the plugin takes one index dtype")
     return None
 
 
 def _plugin_call(node: Any) -> Tuple[List[Any], Dict[str, Any]]:
-    return [], arguments(_overload(node), node.args, node.kwargs)
+    return [], arguments(node_target(node), node.args, node.kwargs)
 
 
 def _converter_result(outputs: List[Any]) -> Any:
@@ -134,11 +131,11 @@ def replace_nodes(graph_module: Any, library: Library) -> List[str]:
     graph = graph_module.graph
     replaced = []
     for node in list(graph.nodes):
-        if node.op != "call_function" or _overload(node) not in TARGETS:
+        if node.op != "call_function" or node_target(node) not in TARGETS:
             continue
         if refusal(library, node) is not None:
             continue
-        bound = arguments(_overload(node), node.args, node.kwargs)
+        bound = arguments(node_target(node), node.args, node.kwargs)
         with graph.inserting_before(node):
             call = graph.call_function(target, (), bound)
         call.meta["val"] = target(**{

@@ -21,9 +21,9 @@ with Triton's own pick.
 import re
 from dataclasses import dataclass, field
 
-from . import fitting
 from .errors import GenerationError
-from .fitting import Environment, describe_environment, point_atoms
+from .fitting import (Environment, candidates as expression_candidates, describe_environment,
+                      point_atoms)
 from .records import RecoveredArgument, constexpr_text, launch_site, plain_value
 from .shapes import allowed_values, set_text
 
@@ -397,7 +397,7 @@ def _power_of_derived_size(op, name, plain, floor, top, envs, probe, max_block, 
     combination the fitter knows whose powers of two match every sample and, probed at each
     power, give that power; None when none does."""
     refusal = None
-    for text, function in fitting.candidates(envs, ()):
+    for text, function in expression_candidates(envs, ()):
         bounded = _shape_function_expression(text, op, envs[0].atoms)
         if not bounded:
             continue
