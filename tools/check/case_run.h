@@ -120,6 +120,14 @@ class CaseRun {
                                     const std::map<std::string, std::int64_t>& bindings) const;
   // The dtype's default tolerance, with the case's atol and rtol where it gives them.
   Tolerance case_tolerance(DType dtype) const;
+  // An output that should equal `expected` bit for bit and does not. Where the plugin's runs agree
+  // among themselves (`runs_vary` false) that fails: "output N" + `differs` + `reproduced`. A
+  // kernel whose result changes from run to run (floating-point atomics in no fixed order) cannot
+  // match bitwise: then each of `runs` is compared with `expected` within the case's tolerance and
+  // `note` is reported. Returns the FAIL text, "" when it passes.
+  std::string unequal_output(int output, const std::vector<const HostTensor*>& runs,
+                             const HostTensor& expected, bool runs_vary, const std::string& differs,
+                             const std::string& reproduced, const std::string& note);
   std::optional<std::vector<HostTensor>> execute(nvinfer1::IPluginV3& plugin,
                                                  const std::string& label, Point point);
   std::optional<std::vector<HostTensor>> reference_outputs();

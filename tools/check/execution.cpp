@@ -242,27 +242,34 @@ std::optional<std::vector<HostTensor>> CaseRun::execute(nvinfer1::IPluginV3& plu
         const HostTensor& first = replays[0][std::size_t(j)];
         const HostTensor& second = replays[1][std::size_t(j)];
         if (bitwise_equal(first, direct) && bitwise_equal(second, direct)) continue;
-        const std::string which = "output " + std::to_string(j);
-        // As for the deserialized plugin: only a result that changes from run to run (atomics
-        // in no fixed order) is compared within the case's tolerance.
-        if (bitwise_equal(first, second)) {
-          return which + " differs from the direct enqueue's" + where +
-                 " (both replays give the same): " +
-                 compare(first, direct, Tolerance{0, 0}).value_or("bytes differ");
-        }
-        for (const HostTensor* replayed : {&first, &second}) {
-          if (auto mismatch = compare(*replayed, direct, case_tolerance(direct.dtype))) {
-            return which + " differs from the direct enqueue's" + where + ": " + *mismatch;
-          }
-        }
-        report_.info("nondeterministic " + which,
-                     "the graph's two replays differ (e.g. floating-point atomics); compared "
-                     "with the direct run within tolerance");
+        const std::string problem = unequal_output(
+            j, {&first, &second}, direct, !bitwise_equal(first, second),
+            " differs from the direct enqueue's" + where,
+            " (both replays give the same): " +
+                compare(first, direct, Tolerance{0, 0}).value_or("bytes differ"),
+            "the graph's two replays differ (e.g. floating-point atomics); compared with the "
+            "direct run within tolerance");
+        if (!problem.empty()) return problem;
       }
       return "";
     });
   }
   return result;
+}
+
+std::string CaseRun::unequal_output(int output, const std::vector<const HostTensor*>& runs,
+                                    const HostTensor& expected, bool runs_vary,
+                                    const std::string& differs, const std::string& reproduced,
+                                    const std::string& note) {
+  const std::string which = "output " + std::to_string(output);
+  if (!runs_vary) return which + differs + reproduced;
+  for (const HostTensor* run : runs) {
+    if (auto mismatch = compare(*run, expected, case_tolerance(expected.dtype))) {
+      return which + differs + ": " + *mismatch;
+    }
+  }
+  report_.info("nondeterministic " + which, note);
+  return "";
 }
 
 void CaseRun::tactics_and_runs() {
@@ -456,7 +463,6 @@ void CaseRun::serialization() {
         const HostTensor& built = (*first_outputs_)[std::size_t(j)];
         const HostTensor& loaded = (*outputs)[std::size_t(j)];
         if (bitwise_equal(loaded, built)) continue;
-        const std::string which = "output " + std::to_string(j);
         const auto differs_from = [j](const HostTensor& first) {
           return
               [j, &first](const auto& run) { return !bitwise_equal(run[std::size_t(j)], first); };
@@ -464,21 +470,14 @@ void CaseRun::serialization() {
         const bool varies =
             std::any_of(again.begin(), again.end(), differs_from(loaded)) ||
             std::any_of(built_again.begin(), built_again.end(), differs_from(built));
-        if (!varies) {
-          problems += (problems.empty() ? "" : "\n") + which +
-                      " differs from the build-phase plugin's" +
-                      (again.empty() ? ""
-                                     : " (" + std::to_string(again.size() + built_again.size()) +
-                                           " more runs of the two plugins give the same)");
-          continue;
-        }
-        if (auto mismatch = compare(loaded, built, case_tolerance(built.dtype))) {
-          problems += (problems.empty() ? "" : "\n") + which + ": " + *mismatch;
-          continue;
-        }
-        report_.info("nondeterministic " + which,
-                     "two runs of one plugin differ (e.g. floating-point atomics); the "
-                     "deserialized plugin's output was compared within tolerance");
+        const std::string problem = unequal_output(
+            j, {&loaded}, built, varies, " differs from the build-phase plugin's",
+            again.empty() ? ""
+                          : " (" + std::to_string(again.size() + built_again.size()) +
+                                " more runs of the two plugins give the same)",
+            "two runs of one plugin differ (e.g. floating-point atomics); the deserialized "
+            "plugin's output was compared within tolerance");
+        if (!problem.empty()) problems += (problems.empty() ? "" : "\n") + problem;
       }
       return problems;
     });
