@@ -5,8 +5,7 @@ host code rejects;
 `upcast_copy` passes its kernel a tensor it computes (`x.float()`), which a plugin cannot make;
 `row_sums_total` returns what PyTorch computes after its kernel (a sum), `shifted_copy` starts its
 output as what PyTorch computes (`x + 1`), `scaled_copy` scales its output with PyTorch after its
-kernel: a plugin runs the kernels only; `transposed_copy` returns a transposed view of what its
-kernel writes (a plugin's output is contiguous in its shape); `head_set_copy`'s fake allows a set
+kernel: a plugin runs the kernels only; `head_set_copy`'s fake allows a set
 of 32 sizes (`in range(8, 257, 8)`), which its trace turns into the example's size, and which is
 too many to compile a variant each (a set of up to 16, as attention kernels' head sizes, is);
 `rows_by_element_size` runs one block per row up to `65536 // x.element_size()` columns and a
@@ -18,8 +17,8 @@ import triton.language as tl
 
 AUTOPLUGIN_EXAMPLES = ["test::aligned_copy(x=[8, 63])", "test::upcast_copy(x=[8, 64])",
                        "test::row_sums_total(x=[8, 64])", "test::shifted_copy(x=[8, 64])",
-                       "test::scaled_copy(x=[8, 64])", "test::transposed_copy(x=[8, 64])",
-                       "test::head_set_copy(x=[8, 64])", "test::unless_one(x=[8, 64], g=[])",
+                       "test::scaled_copy(x=[8, 64])", "test::head_set_copy(x=[8, 64])",
+                       "test::unless_one(x=[8, 64], g=[])",
                        "test::rows_by_element_size(x=[8, 1000])"]
 
 
@@ -88,18 +87,6 @@ def scaled_copy(x: torch.Tensor) -> torch.Tensor:
 
 
 @scaled_copy.register_fake
-def _(x):
-    return torch.empty_like(x)
-
-
-@torch.library.custom_op("test::transposed_copy", mutates_args=())
-def transposed_copy(x: torch.Tensor) -> torch.Tensor:
-    y = torch.empty((x.shape[1], x.shape[0]), dtype=x.dtype, device=x.device)
-    copy_kernel[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), BLOCK=256)
-    return y.t()
-
-
-@transposed_copy.register_fake
 def _(x):
     return torch.empty_like(x)
 

@@ -1,5 +1,6 @@
 """from-torch on host code as users write it (the focused modules beside this file): GPU guards and
 returned views, scratch buffers as the workspace, Tensor?, in-place ops, relations between inputs,
+layouts changed with PyTorch (permuted copies and outputs),
 idioms such as do_not_specialize and constexpr defaults,
 the Python API called twice, and the host code's refusals with what to change. Needs torch and
 triton (no GPU)."""
@@ -355,6 +356,48 @@ class LibraryLaunchersTest(GeneratedModules):
         self.assertIn('SIGNATURE "*fp32, *fp32, i32, fp32, 512"', cmake)
 
 
+class LayoutCopyTest(GeneratedModules):
+    """Layouts changed with PyTorch around the kernels (from_torch_layouts.py)."""
+    MODULES = ("layouts",)
+    DTYPES = "float32,float16"
+
+    def test_permuted_copies_and_outputs_become_copy_launches(self):
+        log = self.module("layouts")
+        cpp, cmake, _ = generated(self.out, "channel_scale")
+        # The channels-last copy of the input, into the workspace: x's NHWC view read through
+        # x's strides (padded to rank 6 in front)
+        copy_in = cpp.index("channel_scale_layout_copy_fp32::launch(")
+        kernel = cpp.index("channel_scale_last_axis_scale_kernel_fp32::launch(")
+        self.assertLess(copy_in, kernel)
+        self.assertIn("/* source      */ x.data(),\n"
+                      "        /* destination */ reinterpret_cast<float*>(scratch + "
+                      "scratch0_offset),", cpp)
+        self.assertIn('/* size5       */ checked_i32(x.size(1), "size5"),\n'
+                      "        /* stride0     */ std::int32_t{0},", cpp)
+        self.assertIn('/* stride5     */ checked_i32(x.stride(1), "stride5"));', cpp)
+        # The kernel reads the copy and writes a second buffer, copied into the output after it
+        self.assertIn("/* x_ptr     */ reinterpret_cast<float*>(scratch + scratch0_offset),", cpp)
+        self.assertIn("/* y_ptr     */ reinterpret_cast<float*>(scratch + scratch1_offset),", cpp)
+        copy_out = cpp.index("/* destination */ out.data(),")
+        self.assertLess(kernel, copy_out)
+        self.assertIn("return 256 * ap::ceil_div(x[0] * x[1] * x[2] * x[3], 64) + 256 * "
+                      "ap::ceil_div(x[0] * x[1] * x[2] * x[3], 64);", cpp)
+        # The copy kernel's file beside the op's, compiled per dtype
+        self.assertIn("SOURCE layout_copy.py KERNEL layout_copy", cmake)
+        self.assertIn('SIGNATURE "*fp16, *fp16, i32, 1, i32, i32, i32, i32,', cmake)
+        self.assertTrue(os.path.isfile(os.path.join(self.out, "channel_scale",
+                                                    "layout_copy.py")))
+        self.assertIn("from_torch_layouts.py:25 (channels_last = x.permute(0, 2, 3, 1)"
+                      ".contiguous()) makes a contiguous copy of a view in another layout", log)
+        self.assertIn("output 0 is returned as a view in another layout of the buffer made at "
+                      "from_torch_layouts.py:26", log)
+        # A transposed view returned: the kernel writes the workspace, copied transposed
+        cpp, _, _ = generated(self.out, "transposed_copy")
+        self.assertIn("/* y_ptr */ reinterpret_cast<float*>(scratch + scratch0_offset),", cpp)
+        self.assertIn('/* size4       */ checked_i32(x.size(0), "size4"),', cpp)
+        self.assertIn('/* stride5     */ checked_i32(x.size(0), "stride5"));', cpp)
+
+
 class PythonApiTest(unittest.TestCase):
     def test_generate_twice_in_one_process(self):
         sys.path.insert(0, os.path.join(ROOT, "python"))
@@ -497,14 +540,10 @@ class HostRefusalTest(unittest.TestCase):
                 ("test::shifted_copy", "output 0 starts as what PyTorch computes (add at "
                  "from_torch_host_refusals.py:"),
                 ("test::scaled_copy", "the host code writes a tensor its kernels use with "
-                 "PyTorch (mul_ at from_torch_host_refusals.py:"),
-                ("test::transposed_copy", "output 0 is returned as a view whose layout is "
-                 "not its own (shape [")]:
+                 "PyTorch (mul_ at from_torch_host_refusals.py:")]:
             stderr = self.refused(op)
             self.assertIn(message, stderr)
-            self.assertIn("the kernel write the output in its own layout"
-                          if op == "test::transposed_copy" else
-                          "a plugin runs the kernels only", stderr)
+            self.assertIn("a plugin runs the kernels only", stderr)
 
     def test_a_block_limit_that_follows_the_element_size_is_refused(self):
         # float16 first: the family is probed in float16 up to 32768 columns, where float32's

@@ -12,7 +12,8 @@ PACKAGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "
 # Bottom to top, as docs/from-torch.md draws them.
 FLOORS = [
     ["errors"],  # the refusals
-    ["records", "fake_cuda", "sympy_to_dim", "kernel_source", "aot_tool"],  # the models and tools
+    ["records", "fake_cuda", "sympy_to_dim", "kernel_source", "aot_tool",
+     "layout_copy"],  # the models and tools
     ["discover"],  # the op: schema, host code, fake
     ["fitting", "shapes"],  # expressions fitted to samples; the fake traced, the points sampled
     ["kernel_variants"],  # constexpr families, heuristics, autotune configs

@@ -18,7 +18,7 @@ from pathlib import Path
 import torch
 import triton
 
-from . import kernel_variants
+from . import kernel_variants, layout_copy
 from .errors import GenerationError
 from .fake_cuda import MAX_SHARED_MEMORY, cuda_patched
 from .records import RecordedLaunch, input_dtype, launch_site, shape_numel
@@ -237,7 +237,22 @@ def _register_count(compiled):
 EMPTY_ALLOCATIONS = {"empty", "empty_like", "new_empty", "empty_strided", "new_empty_strided"}
 
 
+# Views that move axes: a contiguous tensor of their values is a copy in another layout.
+PERMUTING_VIEWS = {"transpose", "permute", "movedim", "moveaxis", "swapaxes", "swapdims", "t",
+                   "transpose_", "t_"}
+
+
+# What copies a view in another layout into a new contiguous buffer (a reshape where PyTorch
+# copies): the plugin's layout_copy kernel does, into its workspace. Such a buffer is an
+# allocation its kernel fills.
+LAYOUT_COPYING = {"contiguous", "reshape", "flatten"}
+
+
 ZERO_ALLOCATIONS = {"zeros", "zeros_like", "new_zeros"}
+
+
+# What makes a storage the plugin allocates (in its workspace, or an output) and its kernels fill.
+ALLOCATIONS = EMPTY_ALLOCATIONS | ZERO_ALLOCATIONS | LAYOUT_COPYING
 
 
 def storage_key(tensor):
@@ -267,6 +282,8 @@ class _Creations(torch.overrides.TorchFunctionMode):
         self.made = {}
         self.writes = []  # (storage key, function name, where, line, launches before it)
         self.copies = {}  # storage key -> the storage it is a copy of (clone, copy_ before launches)
+        self.permuted = {}  # id -> tensor: views whose axes are not in their storage's order
+        self.layout_copies = []  # (output index or None, where, line) of each copy recorded
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         name = getattr(func, "__name__", str(func))
@@ -280,7 +297,20 @@ class _Creations(torch.overrides.TorchFunctionMode):
             if isinstance(tensor, torch.Tensor):
                 where, line = launch_site(self.module_path)
                 self.writes.append((storage_key(tensor), name, where, line, len(self.records)))
+        source = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        if name == "contiguous" and source is not None and self.needs_layout_copy(source) and \
+                (kwargs or {}).get("memory_format", torch.contiguous_format) is \
+                torch.contiguous_format:
+            return self.copied_layout(name, source, torch.empty(
+                source.shape, dtype=source.dtype, device=source.device))
         result = func(*args, **(kwargs or {}))
+        if name in LAYOUT_COPYING and source is not None and isinstance(result, torch.Tensor) \
+                and storage_key(result) != storage_key(source):
+            return self.copied_layout(name, source, result)
+        if source is not None and isinstance(result, torch.Tensor) and (
+                name in PERMUTING_VIEWS or id(source) in self.permuted) and \
+                storage_key(result) == storage_key(source):
+            self.permuted[id(result)] = result
         if name == "clone" and args and isinstance(args[0], torch.Tensor) and isinstance(
                 result, torch.Tensor):
             self.copies[storage_key(result)] = storage_key(args[0])
@@ -296,6 +326,28 @@ class _Creations(torch.overrides.TorchFunctionMode):
                     self.made[key] = (getattr(func, "__name__", str(func)), where, line,
                                       tensor)
         return result
+
+    def needs_layout_copy(self, tensor):
+        """Whether a contiguous tensor of `tensor`'s values is a copy in another layout: it is
+        not contiguous, or it is a permuted view (contiguous only because an axis it moved has
+        one element: at other sizes it is not, and the launches must be the same at every
+        size)."""
+        return not tensor.is_contiguous() or id(tensor) in self.permuted
+
+    def copied_layout(self, name, source, result):
+        """`x.contiguous()` (or a reshape that copies) of a view in another layout: `result`, a
+        new contiguous buffer, filled by a recorded launch of `layout_copy` (the plugin's kernel
+        does that copy)."""
+        where, line = launch_site(self.module_path)
+        self.record_layout_copy(source, result.view(source.shape), where, line)
+        self.made[storage_key(result)] = (name, where, line, result)
+        return result
+
+    def record_layout_copy(self, source, destination, where, line, output=None):
+        grid, arguments = layout_copy.launch_arguments(source, destination)
+        self.records.append(RecordedLaunch(layout_copy.layout_copy, grid, arguments,
+                                           {"num_warps": 4}, where, line))
+        self.layout_copies.append((output, where, line))
 
 
 @dataclass(eq=False)
@@ -346,28 +398,36 @@ def run_body(op, point, dtype, arch=90, notes=None):
             except Exception as error:
                 raise HostFailure(f"{shapes} {attributes}" if attributes else f"{shapes}",
                                   _failure_site(op, error), error) from None
-    # The inputs it writes in place, then what it returns (an in-place op returns None).
-    returned = [] if result is None and op.mutated else (
-        list(result) if isinstance(result, (tuple, list)) else [result])
-    outputs = [inputs[a.name] for a in op.mutated] + returned
-    if len(outputs) != op.num_outputs or not all(isinstance(t, torch.Tensor) for t in returned):
-        raise GenerationError(f"op '{op.qualname}': its host code returns "
-                              f"{[type(t).__name__ for t in returned]}; the schema declares "
-                              f"{op.num_outputs - len(op.mutated)} tensor(s)")
-    for index, tensor in enumerate(returned, start=len(op.mutated)):
-        if not tensor.is_contiguous():
-            # A permuted view of what the kernel wrote (NHWC returned as NCHW): TensorRT
-            # hands the plugin the output contiguous, so the kernel would write another
-            # layout into it.
-            made = creations.made.get(storage_key(tensor))
-            where = f" ({made[1]}: {made[2]})" if made else ""
-            raise GenerationError(
-                f"op '{op.qualname}': output {index} is returned as a view whose layout is "
-                f"not its own (shape {list(tensor.shape)}, strides {list(tensor.stride())}, "
-                f"of the buffer the host code allocates{where}); a plugin's output is "
-                "contiguous in its shape, so its kernel would write another layout there: "
-                "make the kernel write the output in its own layout (through its strides), "
-                "and return the buffer the kernel writes")
+        # The inputs it writes in place, then what it returns (an in-place op returns None).
+        returned = [] if result is None and op.mutated else (
+            list(result) if isinstance(result, (tuple, list)) else [result])
+        outputs = [inputs[a.name] for a in op.mutated] + returned
+        if len(outputs) != op.num_outputs or not all(isinstance(t, torch.Tensor)
+                                                     for t in returned):
+            raise GenerationError(f"op '{op.qualname}': its host code returns "
+                                  f"{[type(t).__name__ for t in returned]}; the schema "
+                                  f"declares {op.num_outputs - len(op.mutated)} tensor(s)")
+        for index, tensor in enumerate(returned, start=len(op.mutated)):
+            if creations.needs_layout_copy(tensor):
+                # A view in another layout (a permuted buffer its kernel wrote: NHWC returned
+                # as NCHW): TensorRT hands the plugin the output contiguous in its shape, so
+                # the plugin copies the view into it with its own kernel, the buffer in its
+                # workspace.
+                made = creations.made.get(storage_key(tensor))
+                where, line = (made[1], made[2]) if made else (f"{op.module_path.name}:?", "")
+                output = torch.empty(tensor.shape, dtype=tensor.dtype, device="cuda")
+                creations.record_layout_copy(tensor, output, where, line, index)
+                creations.made[storage_key(output)] = ("empty", where, line, output)
+                outputs[index] = output
+    for output, where, line in creations.layout_copies:
+        notes.add(f"{where} ({line}) makes a contiguous copy of a view in another layout: the "
+                  "plugin copies it with its own kernel (from_torch/layout_copy.py) into its "
+                  "workspace" if output is None else
+                  f"output {output} is returned as a view in another layout of the buffer made "
+                  f"at {where} ({line}); TensorRT's outputs are contiguous in their shape, so "
+                  "that buffer is in the plugin's workspace and the plugin copies it into the "
+                  "output with its own kernel (from_torch/layout_copy.py): one more pass over "
+                  "its elements")
     for key, name, _, _, launches_before in creations.writes:
         if name == "zero_" and launches_before == 0 and key in creations.made:
             creations.made[key] = ("zeros",) + creations.made[key][1:]

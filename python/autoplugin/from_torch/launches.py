@@ -16,7 +16,7 @@ import torch
 from . import fitting, kernel_variants
 from .aot_tool import triton_aot_module
 from .errors import GenerationError, UnrecoveredConstexpr
-from .host import (EMPTY_ALLOCATIONS, HostFailure, MAX_SAMPLE_ELEMENTS, ZERO_ALLOCATIONS,
+from .host import (ALLOCATIONS, HostFailure, MAX_SAMPLE_ELEMENTS, ZERO_ALLOCATIONS,
                    broken_requirement, error_text, point_elements, run_body, sample_points,
                    storage_key)
 from .records import (RecoveredArgument, RecoveredLaunch, RecoveredLaunches, ScratchBuffer,
@@ -35,11 +35,6 @@ VIEW_POINTER_TYPES = {torch.float8_e4m3fn: "fp8e4nv", torch.float8_e5m2: "fp8e5"
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 
 
-    # the kernel gets a view in another dtype, pointer_types has the view's)
-
-
-
-
 def _tensor_role(op, value, run):
     """("input", name), ("output", index), ("workspace", storage key) or (None, why)."""
     key = storage_key(value)
@@ -50,7 +45,7 @@ def _tensor_role(op, value, run):
         if storage_key(tensor) == key:
             return "input", name
     made = run.made.get(key)
-    if made and made[0] in EMPTY_ALLOCATIONS | ZERO_ALLOCATIONS:
+    if made and made[0] in ALLOCATIONS:
         return "workspace", key
     if made:
         return None, (f"a tensor the host code computes with '{made[0]}' ({made[1]}: {made[2]}); "
@@ -133,7 +128,7 @@ def _kernels_do_the_writing(op, run):
     copied = _copied_outputs(op, run)
     for index, tensor in enumerate(run.outputs):
         made = run.made.get(storage_key(tensor))
-        if (made and made[0] not in EMPTY_ALLOCATIONS | ZERO_ALLOCATIONS and
+        if (made and made[0] not in ALLOCATIONS and
                 index not in dict(copied) and index >= len(op.mutated)):
             raise GenerationError(
                 f"op '{op.qualname}': output {index} starts as what PyTorch computes "
