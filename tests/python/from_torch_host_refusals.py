@@ -5,9 +5,10 @@ host code rejects;
 `upcast_copy` passes its kernel a tensor it computes (`x.float()`), which a plugin cannot make;
 `row_sums_total` returns what PyTorch computes after its kernel (a sum), `shifted_copy` starts its
 output as what PyTorch computes (`x + 1`), `scaled_copy` scales its output with PyTorch after its
-kernel: a plugin runs the kernels only; `head_set_copy`'s fake allows a set
-of 32 sizes (`in range(8, 257, 8)`), which its trace turns into the example's size, and which is
-too many to compile a variant each (a set of up to 16, as attention kernels' head sizes, is);
+kernel: a plugin runs the kernels only (a layout changed with PyTorch is copied by the plugin's
+own kernel instead: from_torch_layouts.py); `head_set_copy`'s fake allows a set of 32 sizes
+(`in range(8, 257, 8)`), which its trace turns into the example's size, and which is too many
+to compile a variant each (a set of up to 16, as attention kernels' head sizes, is);
 `rows_by_element_size` runs one block per row up to `65536 // x.element_size()` columns and a
 loop over blocks past it (Liger's softmax): with float16 first in --dtypes, float32 would get
 float16's limit."""
