@@ -522,8 +522,11 @@ def _hold_constexpr(op, example, traced, which, dtype, arch, rng):
     if not others:
         return False
     candidates, moving = _held_bounds(op, example, traced, which, held, dtype, arch)
+    # (in the trace's order, not the set's: a tie between tied extents, `cos[1]` and `sin[1]`,
+    # goes to the same one in every run)
     candidates += [bound for bound in _separating_bounds(
-        {symbol: symbols[symbol] for symbol in moving}, example, same, others)
+        {symbol: ref for symbol, ref in symbols.items() if symbol in moving}, example, same,
+        others)
                    if bound[0] not in {relation for relation, _ in candidates}]
     chosen, left = [], list(others)
     while left:
