@@ -18,6 +18,8 @@ FLOORS = [
     ["fitting", "shapes"],  # expressions fitted to samples; the fake traced, the points sampled
     ["kernel_variants"],  # constexpr families, heuristics, autotune configs
     ["host"],  # the host code run on fake CUDA tensors, its launches intercepted
+    ["probes"],  # the host code run at chosen points: samples, edges, the prober, relations
+    ["pointers"],  # the tensors a kernel receives: roles, scratch buffers, pointers and views
     ["launches"],  # the launches recovered
     ["domain"],  # the domain learnt from the host code's failures
     ["emit"],  # the project written

@@ -854,7 +854,7 @@ def write_project(op, structures, dtypes, out_dir, provenance, arch, log=print, 
     directory = Path(out_dir) / op.name
     directory.mkdir(parents=True, exist_ok=True)
     launches = [launch for s in structures for launch in s.launches]
-    kernel_files = sorted({launch.kernel_file for launch in launches})
+    kernel_files = list(dict.fromkeys(launch.kernel_file for launch in launches))  # as launched
     names = [path.name for path in kernel_files]
     for name in sorted({n for n in names if names.count(n) > 1}):
         raise GenerationError(f"op '{op.qualname}': kernels from two files named {name} "
