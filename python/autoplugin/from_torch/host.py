@@ -334,20 +334,18 @@ class _Creations(torch.overrides.TorchFunctionMode):
         size)."""
         return not tensor.is_contiguous() or id(tensor) in self.permuted
 
-    def copied_layout(self, name, source, result):
-        """`x.contiguous()` (or a reshape that copies) of a view in another layout: `result`, a
-        new contiguous buffer, filled by a recorded launch of `layout_copy` (the plugin's kernel
-        does that copy)."""
-        where, line = launch_site(self.module_path)
-        self.record_layout_copy(source, result.view(source.shape), where, line)
-        self.made[storage_key(result)] = (name, where, line, result)
-        return result
-
-    def record_layout_copy(self, source, destination, where, line, output=None):
-        grid, arguments = layout_copy.launch_arguments(source, destination)
+    def copied_layout(self, name, source, result, site=None, output=None):
+        """`x.contiguous()` (or a reshape that copies, or output `output` returned as a view in
+        another layout) of `source`: `result`, a new contiguous buffer made by `name` at `site`
+        (where, line; default the op's line running), filled by a recorded launch of
+        `layout_copy` (the plugin's kernel does that copy)."""
+        where, line = site or launch_site(self.module_path)
+        grid, arguments = layout_copy.launch_arguments(source, result.view(source.shape))
         self.records.append(RecordedLaunch(layout_copy.layout_copy, grid, arguments,
                                            {"num_warps": 4}, where, line))
         self.layout_copies.append((output, where, line))
+        self.made[storage_key(result)] = (name, where, line, result)
+        return result
 
 
 @dataclass(eq=False)
@@ -415,10 +413,9 @@ def run_body(op, point, dtype, arch=90, notes=None):
                 # workspace.
                 made = creations.made.get(storage_key(tensor))
                 where, line = (made[1], made[2]) if made else (f"{op.module_path.name}:?", "")
-                output = torch.empty(tensor.shape, dtype=tensor.dtype, device="cuda")
-                creations.record_layout_copy(tensor, output, where, line, index)
-                creations.made[storage_key(output)] = ("empty", where, line, output)
-                outputs[index] = output
+                outputs[index] = creations.copied_layout(
+                    "empty", tensor, torch.empty(tensor.shape, dtype=tensor.dtype, device="cuda"),
+                    (where, line), index)
     for output, where, line in creations.layout_copies:
         notes.add(f"{where} ({line}) makes a contiguous copy of a view in another layout: the "
                   "plugin copies it with its own kernel (from_torch/layout_copy.py) into its "
