@@ -350,15 +350,13 @@ def describe_variant(constexprs, config=None):
     return text
 
 
-def compile_variant(args, kernel, parameters, constants, name, num_warps, num_stages):
-    """One compilation: the artefact's metadata, cubin and PTX. `constants` holds every
-    constexpr's value."""
+def _ast_source(kernel, parameters, constants):
+    """What Triton compiles: the kernel with the signature's run-time parameters and every
+    constexpr's value (a parameter with a "value" is compiled as that constant:
+    SPECIALIZE_VALUES)."""
     import triton
-    from triton.backends.compiler import GPUTarget
 
     function = kernel.jit
-    # A parameter with a "value" is compiled as that constant (SPECIALIZE_VALUES): the kernel
-    # does not take it at run time.
     run_time = [p for p in parameters if "value" not in p]
     signature = {p["name"]: p["type"] for p in run_time}
     signature.update({c["name"]: "constexpr" for c in constants})
@@ -371,9 +369,46 @@ def compile_variant(args, kernel, parameters, constants, name, num_warps, num_st
     index = {name: i for i, name in enumerate(function.arg_names)}
     attrs = {(index[p["name"]],): [["tt.divisibility", 16]]
              for p in run_time if p["divisibility"] == 16}
+    return triton.compiler.ASTSource(fn=function, signature=signature, constexprs=constexprs,
+                                     attrs=attrs)
 
-    source = triton.compiler.ASTSource(fn=function, signature=signature, constexprs=constexprs,
-                                       attrs=attrs)
+
+def largest_block(arch, kernel, parameters, constants, num_warps):
+    """The elements of the largest tensor a program of the kernel holds (its block), from
+    Triton's front end alone (the kernel's IR, before any lowering: milliseconds where a full
+    compilation of a large block takes minutes). Raises Triton's error where the front end
+    refuses it (a block past Triton's largest tensor)."""
+    from triton._C.libtriton import ir
+    from triton.backends.compiler import GPUTarget
+    import triton
+
+    target = GPUTarget("cuda", arch, 32)
+    backend = triton.compiler.make_backend(target)
+    options = backend.parse_options({"num_warps": num_warps})
+    context = ir.context()
+    ir.load_dialects(context)
+    backend.load_dialects(context)
+    module = _ast_source(kernel, parameters, constants).make_ir(
+        target, options, backend.get_codegen_implementation(options), backend.get_module_map(),
+        context)
+    largest = 1
+    # Tensor types as the IR prints them: tensor<64x128xf32>, tensor<1024x!tt.ptr<f16>>.
+    for shape in re.findall(r"tensor<((?:\d+x)+)", str(module)):
+        elements = 1
+        for extent in shape[:-1].split("x"):
+            elements *= int(extent)
+        largest = max(largest, elements)
+    return largest
+
+
+def compile_variant(args, kernel, parameters, constants, name, num_warps, num_stages):
+    """One compilation: the artefact's metadata, cubin and PTX. `constants` holds every
+    constexpr's value."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+
+    run_time = [p for p in parameters if "value" not in p]
+    source = _ast_source(kernel, parameters, constants)
     target = GPUTarget("cuda", args.arch, 32)
     backend = triton.compiler.make_backend(target)
     options = backend.parse_options({"num_warps": num_warps, "num_stages": num_stages})

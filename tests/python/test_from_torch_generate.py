@@ -234,6 +234,16 @@ class FamilyTest(VariantsGeneration):
                       "ap::triton::next_power_of_2(x.size(1)), 1024)),", cpp)
         self.assertNotIn("ap::require(x[1] <=", cpp)
 
+    def test_a_family_stops_where_its_block_passes_max_block(self):
+        cpp, cmake = self.generate("from_torch_tile_family.py")
+        # heads x 64 elements: 1024 heads hold 65536, the default --max-block
+        self.assertIn('    "BLOCK_HEADS=1024, num_warps=4, num_stages=3"\n  NUM_WARPS', cmake)
+        self.assertIn('ap::require(x[1] <= 1024,\n                "x[1] <= 1024: kernel '
+                      "'heads_scale_kernel' (from_torch_tile_family.py:24): at BLOCK_HEADS = "
+                      "2048 a program would hold a block of 131072 elements, more than "
+                      "--max-block 65536; regenerate with --max-block 131072 (or larger) for "
+                      'larger sizes");', cpp)
+
     def test_a_power_of_two_of_a_size_computed_from_others(self):
         cpp, cmake = self.generate("from_torch_derived_family.py", "--max-block", "4096")
         self.assertIn('    "BLOCK=1, num_warps=4, num_stages=3"\n', cmake)

@@ -14,6 +14,7 @@ FLOORS = [
     ["errors"],  # the refusals
     ["records", "fake_cuda", "sympy_to_dim", "kernel_source", "aot_tool",
      "layout_copy"],  # the models and tools
+    ["trials"],  # a recorded launch compiled on trial: run-time constexprs, block sizes
     ["discover"],  # the op: schema, host code, fake
     ["fitting", "shapes"],  # expressions fitted to samples; the fake traced, the points sampled
     ["kernel_variants"],  # constexpr families, heuristics, autotune configs

@@ -25,7 +25,7 @@ def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90,
     artefacts: compile the kernels into each project's aot/ folder, so that it builds where
     Triton is absent.
     max_block: a constexpr the host code computes with ``triton.next_power_of_2`` is compiled
-    for each power of two up to it.
+    for each power of two up to it whose kernel holds blocks of at most that many elements.
     """
     from .pipeline import generate as run
     return run(module, out, examples=examples, ops=ops, dtypes=dtypes, arch=arch, log=log,

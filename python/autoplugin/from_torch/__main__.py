@@ -38,7 +38,8 @@ def main(argv=None):
     parser.add_argument("--max-block", type=int, default=1 << 16, metavar="N",
                         help="a constexpr the host code computes as a power of two of the sizes "
                              "(triton.next_power_of_2) is compiled for each power of two up to N "
-                             "(default 65536); larger sizes are refused by the plugin")
+                             "(default 65536) whose kernel holds blocks of at most N elements; "
+                             "larger sizes are refused by the plugin")
     args = parser.parse_args(argv)
     dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
     missing = [name for name in ("torch", "triton") if importlib.util.find_spec(name) is None]

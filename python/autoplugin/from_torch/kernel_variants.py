@@ -26,6 +26,7 @@ from .fitting import (Environment, candidates as expression_candidates, describe
                       point_atoms)
 from .records import RecoveredArgument, constexpr_text, launch_site, plain_value
 from .shapes import allowed_values, set_text
+from .trials import largest_block
 
 
 DEFAULT_MAX_BLOCK = 1 << 16
@@ -308,7 +309,8 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
                 found = _powers_of_two(op, name, cpp, bounded, floor if floored else 1,
                                        lambda env, a=atom: env.atoms[a],
                                        lambda value, exact=True, a=atom: probe(a, value),
-                                       max_block, context)
+                                       max_block, context,
+                                       _block_check(name, probe, max_block))
                 _family_fits_samples(op, found[0], sizes, plain, context)
                 return found
             except GenerationError as refusal:
@@ -416,7 +418,8 @@ def _power_of_derived_size(op, name, plain, floor, top, envs, probe, max_block, 
             found = _powers_of_two(op, name, cpp, bounded, floor if floored else 1, function,
                                    lambda value, exact=True, f=function: probe.reach(f, value,
                                                                                       exact),
-                                   max_block, context)
+                                   max_block, context,
+                                   _block_check(name, probe, max_block))
             _family_fits_samples(op, found[0], sizes, plain, context)
             return found
         except GenerationError as error:  # probed, another size: a candidate that only fit
@@ -629,12 +632,39 @@ def _family_fits_samples(op, varying, sizes, plain, context):
                                   f"code launched {launched}")
 
 
-def _powers_of_two(op, name, cpp, bounded, lowest, size_of, reach, max_block, context):
+def _block_check(name, probe, max_block):
+    """Why the variant of the power of two `name` at a value is not compiled ("" where it is),
+    from its recorded launch: Triton's front end refuses it, or a program of it would hold a
+    block of more than `max_block` elements (a block a tile of two sizes makes: Liger's RoPE
+    holds heads x half the head size, and a block of a million elements takes Triton minutes
+    to compile, where it compiles at all). Values up to the example's are compiled whatever
+    their block: the plugin takes its example."""
+    kept = []
+
+    def problem(record, value):
+        if not kept:
+            kept.append(plain_value(probe.at_example().arguments[name]))
+        if value <= kept[0]:
+            return ""
+        elements, refusal = largest_block(record, probe.arch)
+        if refusal:
+            return f"Triton does not compile it at {name} = {value} ({refusal})"
+        if elements > max_block:
+            return (f"at {name} = {value} a program would hold a block of {elements} elements, "
+                    f"more than --max-block {max_block}; regenerate with --max-block "
+                    f"{elements} (or larger) for larger sizes")
+        return ""
+    return problem
+
+
+def _powers_of_two(op, name, cpp, bounded, lowest, size_of, reach, max_block, context,
+                   block_problem):
     """The family of powers of two from `lowest` up to `max_block`, fewer where the host code
-    refuses; each value's launch options from the host code run at a point where the driving
-    size (`size_of`; `reach(value, exact)` runs the host code where it is `value`, or with
-    `exact` False, where its next power of two is) gives that value. A power no size reaches is left out below the first one reached; above it,
-    the family ends there."""
+    refuses or the block grows too large (`block_problem(record, value)`: why not, or "");
+    each value's launch options from the host code run at a point where the driving size
+    (`size_of`; `reach(value, exact)` runs the host code where it is `value`, or with `exact`
+    False, where its next power of two is) gives that value. A power no size reaches is left
+    out below the first one reached; above it, the family ends there."""
     values, options, reason = [], {}, ""
     capped = False
     value = lowest
@@ -671,6 +701,10 @@ def _powers_of_two(op, name, cpp, bounded, lowest, size_of, reach, max_block, co
                                   f"host code launches {name} = {got}, not {value}; its launch "
                                   "options per variant cannot be read: make the sizes the "
                                   "constexpr comes from agree in the fake (torch._check)")
+        if values:
+            reason = block_problem(record, value)
+            if reason:
+                break
         options[str(value)] = (int(record.options.get("num_warps", 4)),
                                int(record.options.get("num_stages", 3)))
         values.append(str(value))

@@ -12,20 +12,19 @@ pointers and views) in pointers.py.
 import random
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from . import fitting, kernel_variants
-from .aot_tool import triton_aot_module
 from .errors import GenerationError, UnrecoveredConstexpr
 from .host import sample_points
-from .pointers import (TRITON_POINTER_TYPES, copied_outputs, fit_naming_op,
-                       kernels_do_the_writing, recover_pointer, scratch_buffers, zeroed_outputs)
+from .pointers import (copied_outputs, fit_naming_op, kernels_do_the_writing, recover_pointer,
+                       scratch_buffers, zeroed_outputs)
 from .probes import (DTYPES, Prober, checked_run, edge_points, family_same_for_every_dtype,
                      note_host_allocations, other_dtypes_at, plugin_outputs,
                      relations_between_inputs, same_launches)
 from .records import (RecoveredArgument, RecoveredLaunch, RecoveredLaunches, constexpr_text,
                       plain_value)
+from .trials import compile_problem, scalar_type
 
 
 def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
@@ -77,24 +76,6 @@ def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
         log(f"{op.qualname}: note: {note}")
     return RecoveredLaunches(launches, [buffer for buffer, _ in scratch.values()], sorted(notes),
                              zeroed_outputs(op, runs[0]), copied_outputs(op, runs[0]))
-
-
-def _scalar_type(values, name, where, line):
-    """Triton's type for a scalar argument, as its launcher would specialise it."""
-    if all(isinstance(v, (bool, np.bool_)) for v in values):
-        return "i1"
-    if all(isinstance(v, (np.floating, float)) for v in values):
-        return "fp32"  # Triton passes Python floats as fp32
-    if all(isinstance(v, (int, np.integer)) for v in values):
-        if any(isinstance(v, (np.int64, np.uint64)) for v in values):
-            return "i64"
-        if all(-2**31 <= int(v) < 2**31 for v in values):
-            return "i32"
-        return "i64"
-    kinds = sorted({type(v).__name__ for v in values})
-    raise GenerationError(f"argument '{name}' ({where}: {line}): values of type "
-                          f"{', '.join(kinds)} have no kernel scalar type: pass an int, float, "
-                          "bool, NumPy scalar, or None for an absent tensor")
 
 
 def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_runs, scratch,
@@ -167,7 +148,7 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
                                               envs[samples:]))
             continue
         try:
-            triton_type = _scalar_type(values, name, first.where, first.line)
+            triton_type = scalar_type(values, name, first.where, first.line)
         except GenerationError as error:
             raise GenerationError(f"op '{op.qualname}': {error}") from None
         # An integer annotated `tl.int64` (or `tl.int32`) is compiled with that type, as
@@ -384,7 +365,7 @@ def _run_time_constexpr(op, name, first, values, fit_envs, check_envs, context, 
         raise refusal from None
     # Tried at the example's sizes: a sampled extent of 1 may leave another constexpr at a
     # value the kernel cannot compile with (`tl.arange(0, pad_hd // 2)`).
-    problem = _compile_problem(probe.at_example(), name, triton_type, arch)
+    problem = compile_problem(probe.at_example(), name, triton_type, arch)
     if problem:
         advice = ("make the kernel take it as one, or compute it as a power of two of a size"
                   if triton_type != "fp32" else "make it a run-time argument (no tl.constexpr)")
@@ -395,41 +376,6 @@ def _run_time_constexpr(op, name, first, values, fit_envs, check_envs, context, 
               "the kernel only computes with, and compiled in for the value each example gives "
               "it (SPECIALIZE_VALUES: give examples of the values you deploy)")
     return RecoveredArgument(name, "scalar", cpp=cpp, triton_type=triton_type)
-
-
-def _compile_problem(record, name, triton_type, arch):
-    """Why the recorded launch's kernel does not compile with constexpr `name` as a run-time
-    argument of `triton_type` ("" when it does): one trial compilation by the build's own compile
-    step (tools/triton_aot.py), the other constexprs at their recorded values."""
-    import types
-    aot = triton_aot_module()
-    function = record.kernel
-    parameters, constants = [], []
-    for parameter, value in record.arguments.items():
-        value = value if isinstance(value, torch.Tensor) else plain_value(value)
-        if parameter == name:
-            type_name = triton_type
-        elif value is None or any(p.name == parameter and p.is_constexpr
-                                  for p in function.params):
-            # (an absent tensor passed as None is a constexpr, as the generated kernel has it)
-            constants.append({"name": parameter, "value": aot.constexpr_text(value)})
-            continue
-        elif isinstance(value, torch.Tensor):
-            type_name = "*" + TRITON_POINTER_TYPES.get(value.dtype, "fp32")
-        else:
-            type_name = _scalar_type([value], parameter, record.where, record.line)
-        parameters.append({"name": parameter, "type": type_name, "divisibility": 1})
-    args = types.SimpleNamespace(  # what the compile step's metadata records
-        arch=arch, source=function.fn.__code__.co_filename, kernel=function.fn.__name__,
-        signature=", ".join(p["type"] for p in parameters))
-    try:
-        aot.compile_variant(args, aot.Kernel(function, [], {}), parameters, constants,
-                            function.fn.__name__,
-                            int(record.options.get("num_warps", 4)),
-                            int(record.options.get("num_stages", 3)))
-    except Exception as error:  # noqa: BLE001 - Triton's compile errors have no common base
-        return str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
-    return ""
 
 
 # Launch options a kernel compiled ahead of time takes at these values, whoever passes them.

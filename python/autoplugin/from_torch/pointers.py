@@ -10,13 +10,7 @@ from .errors import GenerationError
 from .host import ALLOCATIONS, ZERO_ALLOCATIONS, storage_key
 from .probes import show_point
 from .records import RecoveredArgument, ScratchBuffer
-
-
-TRITON_POINTER_TYPES = {
-    torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16", torch.float64: "fp64",
-    torch.int8: "i8", torch.int16: "i16", torch.int32: "i32", torch.int64: "i64",
-    torch.uint8: "u8", torch.bool: "i1",
-}
+from .trials import TRITON_POINTER_TYPES
 
 
 # Dtypes a kernel may read a tensor as (a view), not the op's own: float8 bytes held as int8
