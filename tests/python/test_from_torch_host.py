@@ -425,7 +425,7 @@ class SizeIntegersTest(unittest.TestCase):
     def test_sizes_are_named_and_attributes_are_not(self):
         sys.path.insert(0, os.path.join(ROOT, "python"))
         from types import SimpleNamespace as N
-        from autoplugin.from_torch.emit import _size_integers
+        from autoplugin.from_torch.kernel_builds import size_integers
         op = N(arguments=[N(name="x", kind="Tensor"), N(name="bias", kind="Tensor?"),
                           N(name="seed", kind="int"), N(name="num_groups", kind="int")])
 
@@ -435,14 +435,14 @@ class SizeIntegersTest(unittest.TestCase):
                 for name, text in cpp.items()] + [
                 N(name="scale", kind="scalar", cpp="static_cast<float>(p)", triton_type="fp32")])
 
-        self.assertEqual(_size_integers(op, launch(
+        self.assertEqual(size_integers(op, launch(
             n="x.numel()", stride="x.stride(0)", seed="seed", block="1024", odd="3",
             group_stride="floor_div(x.stride(0), num_groups)",
             per_group="floor_div(x.size(1), num_groups)", groups="num_groups")),
             ["n", "stride", "block", "group_stride"])
         # Every integer a size, or none: the two builds SPECIALIZE makes already cover it.
-        self.assertEqual(_size_integers(op, launch(n="x.numel()", rows="x.size(0)")), [])
-        self.assertEqual(_size_integers(op, launch(seed="seed")), [])
+        self.assertEqual(size_integers(op, launch(n="x.numel()", rows="x.size(0)")), [])
+        self.assertEqual(size_integers(op, launch(seed="seed")), [])
 
 
 class PluginSchemaTest(unittest.TestCase):

@@ -16,13 +16,17 @@ FLOORS = [
      "layout_copy"],  # the models and tools
     ["trials"],  # a recorded launch compiled on trial: run-time constexprs, block sizes
     ["discover"],  # the op: schema, host code, fake
-    ["fitting", "shapes"],  # expressions fitted to samples; the fake traced, the points sampled
-    ["kernel_variants"],  # constexpr families, heuristics, autotune configs
+    ["fitting", "points"],  # expressions fitted to samples; points that meet the requirements
+    ["shapes"],  # the fake traced, its requirements, the points sampled
+    ["families", "autotune"],  # the model of a constexpr family; autotune configs
+    ["step_families"],  # a power of two that is a step function of a size
+    ["kernel_variants"],  # constexpr families recovered: powers of two, sets, bools, heuristics
     ["host"],  # the host code run on fake CUDA tensors, its launches intercepted
     ["probes"],  # the host code run at chosen points: samples, edges, the prober, relations
     ["pointers"],  # the tensors a kernel receives: roles, scratch buffers, pointers and views
     ["launches"],  # the launches recovered
     ["domain"],  # the domain learnt from the host code's failures
+    ["cases", "kernel_builds"],  # the project's cases; its kernels' CMake targets and artefacts
     ["emit"],  # the project written
     ["pipeline"],  # generation, from the examples to the projects
     ["__init__"],  # the package's API

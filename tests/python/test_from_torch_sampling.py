@@ -1,4 +1,4 @@
-"""Unit tests of from-torch's point sampler (python/autoplugin/from_torch/shapes.py), in seconds:
+"""Unit tests of from-torch's point sampler (python/autoplugin/from_torch/points.py), in seconds:
 meeting a bound on one size at a sampled point. Needs torch and sympy (no GPU, no Triton)."""
 import importlib.util
 import os
@@ -13,12 +13,12 @@ if not (importlib.util.find_spec("torch") and importlib.util.find_spec("sympy"))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 import sympy  # noqa: E402
 
-from autoplugin.from_torch import shapes  # noqa: E402
+from autoplugin.from_torch import points, shapes  # noqa: E402
 
 
 def walked(meets, current, lowest):
     """The nearest value by walking outwards one step at a time, above first."""
-    for distance in range(1, shapes.BOUND_SEARCH):
+    for distance in range(1, points.BOUND_SEARCH):
         for value in (current + distance, current - distance):
             if value >= lowest and meets(value):
                 return value
@@ -39,13 +39,13 @@ class NearestMeetingTest(unittest.TestCase):
         rng = random.Random(0)
         for _ in range(5000):
             current, bound = rng.randint(-5000, 9000), rng.randint(-5000, 9000)
-            lowest = rng.choice([1, -shapes.BOUND_SEARCH])
+            lowest = rng.choice([1, -points.BOUND_SEARCH])
             below = rng.random() < 0.5
             meets = (lambda v, b=bound: v <= b) if below else (lambda v, b=bound: v >= b)
             if current >= lowest and meets(current):
                 continue
             with self.subTest(current=current, bound=bound, below=below, lowest=lowest):
-                self.assertEqual(shapes._nearest_meeting(meets, current, lowest),
+                self.assertEqual(points.nearest_meeting(meets, current, lowest),
                                  walked(meets, current, lowest))
 
     def test_near_values_are_tried_one_by_one(self):
@@ -53,17 +53,17 @@ class NearestMeetingTest(unittest.TestCase):
         meets = lambda v: v % 3 == 0  # noqa: E731
         for current in range(1, 40):
             if not meets(current):
-                self.assertEqual(shapes._nearest_meeting(meets, current, 1),
+                self.assertEqual(points.nearest_meeting(meets, current, 1),
                                  walked(meets, current, 1))
 
     def test_a_far_bound_takes_few_evaluations(self):
         meets = CountingBound(lambda v: v <= 64)
-        self.assertEqual(shapes._nearest_meeting(meets, 4000, 1), 64)
+        self.assertEqual(points.nearest_meeting(meets, 4000, 1), 64)
         self.assertLess(meets.calls, 80)  # the walk took 7,872
 
     def test_nothing_within_the_search(self):
-        self.assertIsNone(shapes._nearest_meeting(lambda v: v > 10 ** 6, 10, 1))
-        self.assertIsNone(shapes._nearest_meeting(lambda v: v < -10, 5, 1))  # below the lowest
+        self.assertIsNone(points.nearest_meeting(lambda v: v > 10 ** 6, 10, 1))
+        self.assertIsNone(points.nearest_meeting(lambda v: v < -10, 5, 1))  # below the lowest
 
 
 class RaiseToBoundTest(unittest.TestCase):
@@ -72,7 +72,7 @@ class RaiseToBoundTest(unittest.TestCase):
         symbols = {x1: shapes.SymbolRef("extent", "X", 1), w0: shapes.SymbolRef("extent", "W", 0)}
         requires = [sympy.Le(x1, 64), sympy.Eq(x1, w0)]
         point = {"X": [5, 4000], "W": [4000]}
-        shapes.satisfy(point, requires, symbols)
+        points.satisfy(point, requires, symbols)
         self.assertEqual(point, {"X": [5, 64], "W": [64]})
 
 

@@ -24,7 +24,8 @@ import sympy
 
 from .errors import GenerationError
 from .host import HostFailure, failure_location, run_body, sample_points
-from .shapes import copy_point, fake_outputs, holds, point_values, satisfy, tie, tied_extents
+from .points import copy_point, holds, point_values, satisfy, tie, tied_extents
+from .shapes import fake_outputs
 
 
 ROUNDS = 8

@@ -4,23 +4,21 @@ The C++ is meant to be read and kept: a header comment says what it was generate
 function states each requirement with the guard it came from, and every kernel argument is
 annotated with the kernel parameter it fills.
 """
-import concurrent.futures
 import hashlib
 import json
-import os
 import re
 from pathlib import Path
 
 import sympy
 
-from . import kernel_variants
-from .aot_tool import triton_aot_script
+from . import autotune, families
+from .cases import cases
 from .errors import GenerationError
-from .fitting import Environment, output_name, point_atoms
+from .fitting import output_name
+from .kernel_builds import cmake_lists, kernel_target, needs_cuda_runtime, ship_artefacts
 from .kernel_source import kernel_file_text
-from .records import shape_numel
-from .shapes import (allowed_values, copy_point, evaluate_shapes, holds as requirement_holds,
-                     point_values, set_text, tie, tied_extents)
+from .points import allowed_values, set_text
+from .records import DTYPE_ELEMENT
 from .sympy_to_dim import DimTranslator
 
 
@@ -30,11 +28,9 @@ CPP_ELEMENT = {"*fp32": "float", "*fp16": "__half", "*bf16": "__nv_bfloat16", "*
                "*fp8e4nv": "std::int8_t", "*fp8e5": "std::int8_t"}  # (float8: its bytes, as int8)
 # Each scratch buffer starts at a multiple of this many bytes of the workspace.
 SCRATCH_ALIGNMENT = 256
-DTYPE_ELEMENT = {"float32": "float", "float16": "__half", "bfloat16": "__nv_bfloat16"}
 # An input's own dtype (`labels=int64[...]` in an example).
 FIXED_ELEMENT = dict(DTYPE_ELEMENT, int8="std::int8_t", int32="std::int32_t",
                      int64="std::int64_t", uint8="std::uint8_t", bool="bool")
-DTYPE_SHORT = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
 ATTRIBUTE_TYPES = {"int": "std::int64_t", "float": "double", "bool": "bool",
                    "str": "std::string_view", "int[]": "std::span<const std::int64_t>",
                    "float[]": "std::span<const double>", "bool[]": "std::span<const bool>"}
@@ -107,30 +103,6 @@ def _structure_text(op, example):
         elif argument.structural:
             parts.append(f"{argument.name} = {example[argument.name]}")
     return ", ".join(parts) or "every input"
-
-
-def _kernel_target(op, structures, launch, dtype):
-    """The kernel's CMake target and header name for one dtype: one per compiled variant (a
-    kernel launched with other constexprs, scalar types or warps in another structure is another
-    variant, `_v2`, ...)."""
-    def settings(other):
-        return (other.signature(dtype), other.num_warps, other.num_stages,
-                tuple(_variants(other)))
-
-    variants = []
-    for structure in structures:
-        for other in structure.launches:
-            if other.kernel_name == launch.kernel_name and settings(other) not in variants:
-                variants.append(settings(other))
-    index = variants.index(settings(launch))
-    suffix = "" if index == 0 else f"_v{index + 1}"
-    return f"{op.name}_{launch.kernel_name}_{DTYPE_SHORT[dtype]}{suffix}"
-
-
-def _variants(launch):
-    """autoplugin_add_triton_kernel's VARIANTS for a launch whose constexprs change (none for
-    one compiled kernel)."""
-    return launch.family.variants(launch.num_warps, launch.num_stages) if launch.family else []
 
 
 def _shape_parameters(op):
@@ -206,7 +178,7 @@ def shape_function(op, structures):
             if ref is not None:  # as the family writes it: `x[2]`, `group_size`
                 bounded = ref.name if ref.kind != "extent" else f"{ref.name}[{ref.index}]"
                 required.add(f"{bounded} <= {max(allowed[1])}")
-        for condition, message in kernel_variants.requirements(structure.launches):
+        for condition, message in families.requirements(structure.launches):
             if condition in required:  # the fake requires it already
                 continue
             lines.append(f"    ap::require({condition},")
@@ -423,7 +395,7 @@ def launcher(op, structures, dtype, config=None):
             # autotuner prunes it) hands the launch to another config.
             for launch in structure.launches:
                 if launch.config and launch.config.index == config:
-                    kernel = _kernel_target(op, structures, launch, dtype)
+                    kernel = kernel_target(op, structures, launch, dtype)
                     image = (f"{kernel}::image({kernel}::select("
                              f"{', '.join(v.cpp for v in launch.varying)}))"
                              if launch.varying else f"{kernel}::image()")
@@ -432,7 +404,7 @@ def launcher(op, structures, dtype, config=None):
         for position, launch in enumerate(structure.launches):
             if launch.config and launch.config.index != config:
                 continue
-            kernel = _kernel_target(op, structures, launch, dtype)
+            kernel = kernel_target(op, structures, launch, dtype)
             lines.append(f"    // {launch.where}: {launch.line}")
             if launch.config:
                 lines.append(f"    // @triton.autotune config {launch.config.index}: "
@@ -469,15 +441,8 @@ def _uses_floor_div(structures):
                                                          + [a.cpp for a in launch.arguments]])
 
 
-def needs_cuda_runtime(op, structures):
-    """In-place copies, outputs copied from inputs and cleared scratch buffers and outputs call
-    the CUDA runtime."""
-    return bool(op.mutated) or any(b.zeroed for s in structures for b in s.scratch) or \
-        any(s.zeroed_outputs or s.copied_outputs for s in structures)
-
-
 def cpp_source(op, structures, dtypes, provenance):
-    kernels = sorted({_kernel_target(op, structures, launch, dtype) for s in structures
+    kernels = sorted({kernel_target(op, structures, launch, dtype) for s in structures
                       for launch in s.launches for dtype in dtypes})
     out = [f"// {op.qualname}: a TensorRT plugin generated by `python3 -m autoplugin.from_torch`"]
     out += [f"// {line}" for line in provenance]
@@ -545,7 +510,7 @@ def cpp_source(op, structures, dtypes, provenance):
         out.append("// Workspace: the scratch buffers the host code allocates.")
         out.append(workspace_function(op, structures))
         out.append("")
-    configs = kernel_variants.tactic_configs(structures)
+    configs = autotune.tactic_configs(structures)
     if configs == [None]:
         out.append("// Launchers, one per dtype, each with its own kernel compiled ahead of time.")
     else:
@@ -567,287 +532,6 @@ def cpp_source(op, structures, dtypes, provenance):
     else:
         out.append(f"              {op.name}_shape, {launchers});")
     return "\n".join(out) + "\n"
-
-
-def _size_integers(op, launch):
-    """The launch's integer parameters computed from sizes, strides and element counts alone
-    (no attribute: a seed or a group count is rarely a multiple of 16 where the sizes are), a
-    stride or element count divided by an attribute (a group's stride, `C * H * W //
-    num_groups`: still a product of the other extents), or constant multiples of 16; empty where
-    that is every integer parameter or none (the builds SPECIALIZE makes already cover both)."""
-    attributes = {a.name for a in op.arguments if a.kind != "Tensor" and "Tensor" not in a.kind}
-    integers = [a for a in launch.arguments
-                if a.kind == "scalar" and a.triton_type in ("i32", "i64")]
-    per_group = re.compile(r"^floor_div\(\w+\.(stride\(\d+\)|numel\(\)), \w+\)$")
-    sizes = []
-    for argument in integers:
-        text = argument.cpp.strip()
-        names = set(re.findall(r"(?<![.\w])([A-Za-z_]\w*)", text)) - {"floor_div"}
-        if text.isdigit():
-            aligned = int(text) % 16 == 0
-        elif per_group.match(text):
-            aligned = True
-        else:
-            aligned = (not names & attributes and
-                       any(f".{atom}(" in text for atom in ("size", "numel", "stride")))
-        if aligned:
-            sizes.append(argument.name)
-    return sizes if 0 < len(sizes) < len(integers) else []
-
-
-def _value_builds(op, structures, dtypes):
-    """Kernel target -> the SPECIALIZE_VALUES entries ("a=1, b=2") of the launches compiled as
-    it, in every structure (a target is shared by the structures that launch it alike)."""
-    builds = {}
-    for dtype in dtypes:
-        for structure in structures:
-            for launch in structure.launches:
-                entries = builds.setdefault(_kernel_target(op, structures, launch, dtype), [])
-                for values in launch.value_builds:
-                    entry = ", ".join(f"{name}={value}" for name, value in values.items())
-                    if entry not in entries:
-                        entries.append(entry)
-    return builds
-
-
-def cmake_lists(op, structures, dtypes, kernel_file_names, arch):
-    lines = [
-        f"# {op.qualname}: generated by `python3 -m autoplugin.from_torch` from "
-        f"{', '.join(kernel_file_names)}.",
-        "# Configure with CMAKE_PREFIX_PATH pointing to an installed autoplugin (built with",
-        "# TensorRT headers and the CUDA toolkit). Where Python has triton, the kernels are",
-        "# compiled ahead of time in the build; elsewhere the artefacts in aot/ are used.",
-        "cmake_minimum_required(VERSION 3.25)",
-        f"project({op.name}_plugin LANGUAGES CXX)",
-        "set(CMAKE_CXX_STANDARD 20)",
-        "set(CMAKE_CXX_STANDARD_REQUIRED ON)",
-        "find_package(autoplugin REQUIRED)",
-        f"set({op.name.upper()}_ARCH {arch} CACHE STRING "
-        "\"GPU architecture the kernels are compiled for\")",
-        "",
-    ]
-    targets = []
-    seen = set()
-    values_by_target = _value_builds(op, structures, dtypes)
-    for structure in structures:
-        for launch in structure.launches:
-            for dtype in dtypes:
-                target = _kernel_target(op, structures, launch, dtype)
-                signature = launch.signature(dtype)
-                if target in seen:
-                    continue
-                seen.add(target)
-                targets.append(target)
-                lines += [
-                    f"autoplugin_add_triton_kernel({target}",
-                    f"  SOURCE {launch.kernel_file.name} KERNEL {launch.kernel_name}",
-                    f"  # {', '.join(a.name for a in launch.arguments)}",
-                    f"  SIGNATURE \"{signature}\"",
-                ]
-                variants = _variants(launch)
-                if variants:
-                    lines.append("  VARIANTS")
-                    lines += [f"    \"{variant}\"" for variant in variants]
-                # SPECIALIZE: also built for aligned addresses and sizes, as Triton's JIT
-                # specializes the eager launch, so that the plugin's kernel is the same; with
-                # the integers that hold sizes named, also where an attribute is not aligned.
-                sizes = _size_integers(op, launch)
-                values = values_by_target[target]
-                lines.append(f"  NUM_WARPS {launch.num_warps} NUM_STAGES {launch.num_stages} "
-                             f"ARCH ${{{op.name.upper()}_ARCH}} SPECIALIZE" +
-                             (f" SPECIALIZE_INTEGERS {' '.join(sizes)}" if sizes else "") +
-                             ("" if values else ")"))
-                if values:
-                    # The values the run-time constexprs have at the examples, compiled in as
-                    # Triton's JIT compiles a constexpr's value.
-                    lines.append("  SPECIALIZE_VALUES " +
-                                 " ".join(f'"{entry}"' for entry in values) + ")")
-    if needs_cuda_runtime(op, structures):
-        targets.append("CUDA::cudart")
-    lines += ["", f"autoplugin_add_library({op.name}_plugin SOURCES {op.name}.cpp)",
-              f"target_link_libraries({op.name}_plugin PRIVATE {' '.join(targets)})", ""]
-    return "\n".join(lines)
-
-
-def _case_value(argument, value):
-    return list(value) if isinstance(value, (list, tuple)) else value
-
-
-def _holds(op, structure, point):
-    """Whether the shape function's requirements and the families' ranges accept `point`."""
-    values = point_values(structure.traced.symbols, point)
-    return (all(requirement_holds(r, values) for r in structure.traced.requires) and
-            kernel_variants.within_limits(op, structure.launches, point))
-
-
-def _profile(op, structure, tensors):
-    """Per tensor, the min and max shapes of a dynamic case: each extent halved and doubled
-    where the shape function's requirements still hold."""
-    example = structure.example
-    lows = {t.name: list(example[t.name]) for t in tensors}
-    highs = {t.name: list(example[t.name]) for t in tensors}
-
-    def holds(point):
-        return _holds(op, structure, point)
-
-    for bound, change in ((lows, lambda e: max(1, e // 2)), (highs, lambda e: 2 * e)):
-        for t in tensors:
-            for axis, extent in enumerate(example[t.name]):
-                if bound[t.name][axis] != extent:
-                    continue  # changed with an extent tied to it
-                trial = dict(example)
-                trial[t.name] = list(bound[t.name])
-                trial[t.name][axis] = change(extent)
-                if holds(trial):
-                    bound[t.name][axis] = change(extent)
-                    continue
-                # Extents the requirements tie to it (tokens of q, k and positions) change
-                # with it, or not at all.
-                tied = [(u.name, k) for u in tensors for k, e in enumerate(example[u.name])
-                        if e == extent]
-                trial = dict(example, **{u.name: list(bound[u.name]) for u in tensors})
-                for name, k in tied:
-                    trial[name][k] = change(extent)
-                if len(tied) > 1 and holds(trial):
-                    for name, k in tied:
-                        bound[name][k] = change(extent)
-    return lows, highs
-
-
-# A case that runs a family's largest variant keeps its inputs below this many elements.
-LARGEST_VARIANT_ELEMENTS = 1 << 23
-
-
-def _largest_variant_point(op, structure, tensors):
-    """The example with one extent grown (and the extents tied to it) so that each family's
-    driving size reaches its largest variant: the kernels the example's small sizes never run
-    (their most warps, their widest blocks), checked too. None where no extent does it within
-    the requirements and LARGEST_VARIANT_ELEMENTS."""
-    example = structure.example
-    families = [v for launch in structure.launches for v in getattr(launch, "varying", [])
-                if v.bounded and v.size_of is not None and v.limit > 1]
-    if not families:
-        return None
-    family = max(families, key=lambda v: v.limit)
-
-    def size(point):
-        try:
-            return family.size_of(Environment(point_atoms(op, point)))
-        except (TypeError, ZeroDivisionError, KeyError, GenerationError):
-            return None
-
-    now = size(example)
-    if not now or now >= family.limit:
-        return None
-    for tensor in tensors:
-        for axis, extent in enumerate(example[tensor.name]):
-            grown = max(extent + 1, extent * family.limit // now)  # at most the limit
-            tied = [(t.name, k) for t in tensors for k, e in enumerate(example[t.name])
-                    if e == extent]
-            for changed in ([(tensor.name, axis)], tied):
-                trial = copy_point(example)
-                for name, k in changed:
-                    trial[name][k] = grown
-                reached = size(trial)
-                elements = sum(shape_numel(trial[t.name]) for t in tensors)
-                if (reached and family.limit // 2 < reached <= family.limit and
-                        elements <= LARGEST_VARIANT_ELEMENTS and _holds(op, structure, trial)):
-                    return trial
-    return None
-
-
-def _set_points(op, structure, tensors):
-    """(label, point) for each value of a set the fake allows (`q.shape[-1] in (16, 32, 64,
-    128)`, `group_size in (32, 64)`) other than the example's: the example with that extent or
-    int attribute, and what is tied to it, at the value, so that every value's variant is
-    checked."""
-    traced = structure.traced
-    ties = tied_extents(traced.requires, traced.symbols)
-    points = []
-    for relation in traced.requires:
-        allowed = allowed_values(relation)
-        ref = traced.symbols.get(allowed[0]) if allowed else None
-        if ref is None:
-            continue
-        for size in allowed[1]:
-            if size == ref.value(structure.example):
-                continue
-            point = copy_point(structure.example)
-            ref.assign(point, size)
-            tie(point, ties, keep=(ref.name, ref.index))
-            label = f"{ref.name}{'' if ref.index is None else ref.index}_{size}".replace("-", "m")
-            if (sum(shape_numel(point[t.name]) for t in tensors) <= LARGEST_VARIANT_ELEMENTS and
-                    _holds(op, structure, point)):
-                points.append((label, point))
-    return points
-
-
-def _case_dtype(tensor, dtype):
-    """A case input's dtype; an integer input of its own dtype gets values 0 and 1, which index
-    any axis of two or more (labels, indices): widen `range` in cases.json for more."""
-    if tensor.dtype and tensor.dtype not in DTYPE_ELEMENT:
-        return {"dtype": tensor.dtype, "range": [0, 2]}
-    return {"dtype": tensor.dtype or dtype}
-
-
-def cases(op, structures, dtypes):
-    result = []
-    for structure in structures:
-        example = structure.example
-        values = point_values(structure.traced.symbols, example)
-        expected = [list(s) for s in evaluate_shapes(structure.traced.outputs, values)]
-        attributes = {a.name: _case_value(a, example[a.name]) for a in op.attributes}
-        tensors = [a for a in op.arguments if a.kind == "Tensor"]
-        lows, highs = _profile(op, structure, [t for t in tensors if example[t.name] is not None])
-        tag = "_".join("0" if example[a.name] is None else str(len(example[a.name]))
-                       for a in op.arguments if a.kind == "Tensor" or a.kind.endswith("[]"))
-        # The family's largest variant (its widest block, most warps), which the example's
-        # small sizes never select.
-        largest = _largest_variant_point(op, structure,
-                                         [t for t in tensors if example[t.name] is not None])
-        sizes_of_sets = _set_points(op, structure,
-                                    [t for t in tensors if example[t.name] is not None])
-        if sizes_of_sets:
-            largest = None  # a case per size of the set runs every variant
-        largest_shapes = None
-        if largest is not None:
-            largest_shapes = [list(s) for s in evaluate_shapes(
-                structure.traced.outputs, point_values(structure.traced.symbols, largest))]
-        for dtype in dtypes:
-            # an absent Tensor? is null
-            result.append({"name": f"{DTYPE_SHORT[dtype]}_static_{tag}",
-                           "inputs": [None if example[t.name] is None else
-                                      dict(_case_dtype(t, dtype), shape=example[t.name])
-                                      for t in tensors],
-                           "attributes": attributes, "expect_shapes": expected})
-            dynamic = [None if example[t.name] is None else
-                       dict(_case_dtype(t, dtype), min=lows[t.name], opt=example[t.name],
-                            max=highs[t.name]) for t in tensors]
-            result.append({"name": f"{DTYPE_SHORT[dtype]}_dynamic_{tag}", "inputs": dynamic,
-                           "attributes": attributes, "expect_shapes": expected})
-            for label, point in sizes_of_sets:
-                result.append({"name": f"{DTYPE_SHORT[dtype]}_{label}_{tag}",
-                               "inputs": [None if point[t.name] is None else
-                                          dict(_case_dtype(t, dtype), shape=point[t.name])
-                                          for t in tensors],
-                               "attributes": {a.name: _case_value(a, point[a.name])
-                                              for a in op.attributes},
-                               "expect_shapes": [list(s) for s in evaluate_shapes(
-                                   structure.traced.outputs,
-                                   point_values(structure.traced.symbols, point))]})
-            if largest is not None:
-                result.append({"name": f"{DTYPE_SHORT[dtype]}_largest_variant_{tag}",
-                               "inputs": [None if largest[t.name] is None else
-                                          dict(_case_dtype(t, dtype), shape=largest[t.name])
-                                          for t in tensors],
-                               "attributes": attributes, "expect_shapes": largest_shapes})
-    # Examples that differ only in attributes give cases of one name: numbered apart.
-    seen = {}
-    for case in result:
-        seen[case["name"]] = seen.get(case["name"], 0) + 1
-        if seen[case["name"]] > 1:
-            case["name"] += f"_{seen[case['name']]}"
-    return {"op": op.qualname, "cases": result}
 
 
 def write_project(op, structures, dtypes, out_dir, provenance, arch, log=print, artefacts=True):
@@ -874,72 +558,6 @@ def write_project(op, structures, dtypes, out_dir, provenance, arch, log=print, 
     if artefacts:
         ship_artefacts(op, structures, dtypes, directory, arch, log)
     return directory
-
-
-def ship_artefacts(op, structures, dtypes, directory, arch, log):
-    """Compiles each kernel ahead of time into the project's aot/ folder (what
-    autoplugin_add_triton_kernel builds from where Python has no Triton), so that the project
-    builds on a machine without Triton."""
-    import subprocess
-    import sys
-    script = triton_aot_script()
-    if script is None:
-        log(f"{op.qualname}: note: triton_aot.py not found beside the package; the project "
-            "compiles its kernels when it is built (Triton needed there)")
-        return
-    jobs = {}
-    for structure in structures:
-        for launch in structure.launches:
-            for dtype in dtypes:
-                target = _kernel_target(op, structures, launch, dtype)
-                if target not in jobs:
-                    jobs[target] = (launch, dtype)
-    # The kernels compile side by side, and each family's variants too, on every core.
-    jobs_each = max(1, (os.cpu_count() or 1) // len(jobs))
-    values_by_target = _value_builds(op, structures, dtypes)
-
-    def compile_one(target):
-        launch, dtype = jobs[target]
-        return launch, dtype, subprocess.run(
-            [sys.executable, str(script), "compile", "--source",
-             str(directory / launch.kernel_file.name), "--kernel", launch.kernel_name,
-             "--signature", launch.signature(dtype), "--name", target,
-             "--num-warps", str(launch.num_warps), "--num-stages",
-             str(launch.num_stages), "--arch", str(arch), "--out-dir",
-             str(directory / "aot"), "--specialize", "--jobs", str(jobs_each)] +
-            [f"--specialize-integers={name}" for name in
-             [",".join(_size_integers(op, launch))] if name] +
-            [f"--specialize-values={entry}" for entry in values_by_target[target]] +
-            [f"--variant={variant}" for variant in _variants(launch)],
-            capture_output=True, text=True)
-
-    # One compile per kernel and dtype, side by side (a family of large blocks takes minutes).
-    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        for launch, dtype, result in pool.map(compile_one, list(jobs)):
-            if result.returncode != 0:
-                raise GenerationError(
-                    f"op '{op.qualname}': Triton could not compile '{launch.kernel_name}' "
-                    f"for {launch.signature(dtype)} ({launch.where}): "
-                    f"{result.stderr.strip().splitlines()[-1] if result.stderr else ''}")
-    for target, (launch, dtype) in jobs.items():
-        scratch = _scratch_memory(directory / "aot", target)
-        if scratch:
-            raise GenerationError(
-                f"op '{op.qualname}': kernel '{launch.kernel_name}' ({launch.where}) needs "
-                f"{scratch} bytes of Triton's global scratch memory per launch (device-side "
-                "tensor descriptors, tl.make_tensor_descriptor with triton.set_allocator), "
-                "which from-torch does not generate yet: load through pointers and strides, or "
-                "declare the op in C++ with the kernel's launch(grid, stream, scratch, ...) "
-                "(docs/triton.md)")
-
-
-def _scratch_memory(aot, target):
-    """The most global scratch memory (bytes per program) a compiled kernel or any variant of
-    its family asks for."""
-    manifest = json.loads((aot / f"{target}.json").read_text())
-    stems = [v["artefact"] for v in manifest["variants"]] if manifest.get("family") else [target]
-    return max(json.loads((aot / f"{stem}.json").read_text())
-               .get("global_scratch", {}).get("bytes", 0) for stem in stems)
 
 
 def file_digest(path):

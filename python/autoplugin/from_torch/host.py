@@ -18,11 +18,11 @@ from pathlib import Path
 import torch
 import triton
 
-from . import kernel_variants, layout_copy
+from . import autotune, layout_copy
 from .errors import GenerationError
 from .fake_cuda import MAX_SHARED_MEMORY, cuda_patched
+from .points import holds, point_values, satisfy, tie, tied_extents
 from .records import RecordedLaunch, input_dtype, launch_site, shape_numel
-from .shapes import holds, point_values, satisfy, tie, tied_extents
 
 
 class HostFailure(Exception):
@@ -89,7 +89,7 @@ def intercepted_launches(records, module_path):
     from triton.runtime.autotuner import Autotuner
 
     def autotuned(self, *args, **kwargs):
-        kernel_variants.launch_each_config(self, args, kwargs, records, module_path)
+        autotune.launch_each_config(self, args, kwargs, records, module_path)
         # (what Triton's autotuner leaves for host code that reads it: FlagGems' LibEntry)
         self.best_config = self.configs[0]
 

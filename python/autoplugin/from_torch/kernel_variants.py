@@ -1,5 +1,6 @@
-"""Constexprs that change with the shapes or attributes (a family of compiled variants), and
-@triton.autotune configs (one launcher per config: TensorRT tactics).
+"""Constexprs that change with the shapes or attributes, recovered as a family of compiled
+variants (the model in families.py; a cap that changes with a size in step_families.py;
+@triton.autotune configs in autotune.py).
 
 A kernel is compiled ahead of time for each constexpr value, so a constexpr the host code
 computes from the sizes (``BLOCK_SIZE = triton.next_power_of_2(n_cols)``, with ``num_warps``
@@ -12,94 +13,17 @@ The range of a power-of-two constexpr is bounded: values up to ``max_block`` (th
 ``--max-block``), fewer where the host code refuses larger sizes. Each value's warps and stages
 are read by running the host code at a size that gives that value. Extents past the range become
 a requirement of the shape function, whose message says how to raise the limit.
-
-An autotuned launch runs once per config while the host code is sampled (through the heuristics
-the autotuner wraps, if any), each recorded with its config; the generated op has one launcher
-per dtype and config, which TensorRT times as tactics. PyTorch eager keeps running the Python op,
-with Triton's own pick.
 """
 import re
-from dataclasses import dataclass, field
 
 from .errors import GenerationError
-from .fitting import (Environment, candidates as expression_candidates, describe_environment,
-                      point_atoms)
-from .records import RecoveredArgument, constexpr_text, launch_site, plain_value
-from .shapes import allowed_values, set_text
+from .families import (VARYING, Family, OutsideRequirements, VaryingConstexpr, is_power,
+                       next_power_of_2, shape_function_text)
+from .fitting import candidates as expression_candidates, describe_environment
+from .points import allowed_values, set_text
+from .records import RecoveredArgument, constexpr_text, plain_value
+from .step_families import steps_of_a_size
 from .trials import largest_block
-
-
-DEFAULT_MAX_BLOCK = 1 << 16
-
-
-class OutsideRequirements(GenerationError):
-    """A probed size the fake implementation's requirements exclude (`x.shape[-1] <= 8192`)."""
-VARYING = "constexpr"  # the signature entry of a constexpr the variants give
-
-
-@dataclass
-class VaryingConstexpr:
-    name: str
-    cpp: str  # C++ computing the value in the launcher
-    values: list  # the family's values, as the signature writes them
-    # A power of two of a size (an input extent, an int attribute, or a combination such as
-    # `C * H * W // num_groups`): the shape function's requirement.
-    bounded: str = ""  # the shape function's C++ for the driving size, e.g. "x[1]"
-    limit: int = 0  # the largest value compiled
-    limit_reason: str = ""
-    capped: bool = False  # the host code caps it (min(MAX_FUSED_SIZE, ...)): no size limit
-    size_of: object = None  # the driving size, a function of a fitting.Environment
-    # (the recorded launch, the point's atoms) where the driving size is a value; None where no
-    # size gives it; GenerationError where the host code refuses it
-    reach: object = None
-    # A constexpr that follows the power of two (`BLOCK_N = 64 if HEAD_DIM <= 64 else 32`): its
-    # value per variant (the power of two's value -> its own)
-    per_variant: dict = None
-    # A step function of the size (a cap that changes with it): (the largest size of the step,
-    # its value or None where it is the size's next power of two), in order; the last step
-    # reaches every larger size
-    steps: list = None
-    of_set: bool = False  # a variant per size of a set the fake allows: one size each
-
-
-@dataclass
-class Family:
-    varying: list  # VaryingConstexpr
-    options: dict = field(default_factory=dict)  # value of the power-of-two constexpr -> (warps, stages)
-
-    def variants(self, num_warps, num_stages):
-        """VARIANTS entries: one per value of the power-of-two constexpr (its warps and stages),
-        with the alternatives of the others."""
-        powers = next((v for v in self.varying if v.bounded), None)
-        rows = []
-        for value in (powers.values if powers else [None]):
-            warps, stages = self.options.get(value, (num_warps, num_stages))
-            parts = []
-            for varying in self.varying:
-                if varying is powers:
-                    parts.append(f"{varying.name}={value}")
-                elif varying.per_variant:
-                    parts.append(f"{varying.name}={varying.per_variant[value]}")
-                else:
-                    parts.append(f"{varying.name}={'|'.join(varying.values)}")
-            rows.append(", ".join(parts + [f"num_warps={warps}", f"num_stages={stages}"]))
-        return rows
-
-
-def next_power_of_2(value):
-    return 1 if value <= 1 else 1 << (int(value) - 1).bit_length()
-
-
-def _shape_function_text(atom, op):
-    """The shape function's C++ for a launcher atom, or "" when it has none there."""
-    if ".size(" in atom:
-        tensor, axis = atom.split(".size(")
-        if any(a.name == tensor for a in op.tensors):
-            return f"{tensor}[{axis.rstrip(')')}]"
-        return ""
-    if any(a.name == atom and a.kind == "int" for a in op.arguments):
-        return atom
-    return ""
 
 
 def _bool_candidates(atoms, others):
@@ -234,7 +158,7 @@ def is_power_of_a_size(name, recorded, envs):
     or int attribute (floored and capped at the samples' least and largest values): a
     launch's power of two, which the others may follow."""
     plain = [plain_value(r.arguments[name]) for r in recorded]
-    return (all(_is_power(v) for v in plain) and
+    return (all(is_power(v) for v in plain) and
             next(_powers_of_atoms(plain, envs), None) is not None)
 
 
@@ -298,7 +222,7 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
         floor, top = min(plain), max(plain)
         for atom in _powers_of_atoms(plain, envs):
             sizes = [env.atoms[atom] for env in envs]
-            bounded = _shape_function_text(atom, op)
+            bounded = shape_function_text(atom, op)
             if not bounded:
                 continue
             floored = any(next_power_of_2(s) < floor for s in sizes)
@@ -315,7 +239,7 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
                 return found
             except GenerationError as refusal:
                 # (probed, a step function: the samples did not reach its other steps)
-                stepped = _steps_of_a_size(op, name, plain, envs, probe, max_block,
+                stepped = steps_of_a_size(op, name, plain, envs, probe, max_block,
                                            context)
                 if stepped:
                     return stepped
@@ -327,7 +251,7 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
             derived = None  # (a step function of the size, below, or the refusal after it)
         if derived:
             return derived
-        stepped = _steps_of_a_size(op, name, plain, envs, probe, max_block, context)
+        stepped = steps_of_a_size(op, name, plain, envs, probe, max_block, context)
         if stepped:
             return stepped
     zero = next((env for env, v in zip(envs, plain) if v == 0), None)
@@ -369,7 +293,7 @@ def _size_of_a_set(op, name, plain, envs, probe):
         if ref is None:
             continue
         atom = ref.text()
-        if not _shape_function_text(atom, op):
+        if not shape_function_text(atom, op):
             continue  # (an element of an int[] attribute)
         if not all(env.atoms.get(atom) == v for env, v in zip(envs, plain)):
             continue
@@ -385,7 +309,7 @@ def _size_of_a_set(op, name, plain, envs, probe):
                                   int(record.options.get("num_stages", 3)))
         reason = f"the fake implementation requires {set_text(atom, allowed[1])}"
         varying = VaryingConstexpr(name, atom, [str(v) for v in allowed[1]],
-                                   _shape_function_text(atom, op), max(allowed[1]), reason,
+                                   shape_function_text(atom, op), max(allowed[1]), reason,
                                    False, lambda env, a=atom: env.atoms[a],
                                    lambda value, exact=True, a=atom: probe(a, value),
                                    of_set=True)
@@ -427,155 +351,6 @@ def _power_of_derived_size(op, name, plain, floor, top, envs, probe, max_block, 
     if refusal:
         raise refusal
     return None
-
-
-# The largest size a step function is probed at (beyond it, the last step's value holds).
-STEP_PROBE_LIMIT = 1 << 22
-
-
-def _steps_of_a_size(op, name, plain, envs, probe, max_block, context):
-    """The family of a power of two that is a step function of one input extent or int
-    attribute: a cap that changes with the size (`min(next_power_of_2(n), 1024 if n < 4096 else
-    2048)`; FlagGems' softmax: `next_power_of_2(n)` up to 32768, 4096 above), found by running
-    the host code at each power of two of the size and one past it, and by bisection between two
-    that differ. The launcher computes it as a chain of comparisons; None where no size's
-    samples fit such a function."""
-    for atom in envs[0].atoms:
-        sizes = [env.atoms[atom] for env in envs]
-        if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in sizes):
-            continue
-        bounded = _shape_function_text(atom, op)
-        if not bounded or len(set(sizes)) < 2 or \
-                len(set(zip(sizes, plain))) != len(set(sizes)):  # not a function of it
-            continue
-        probed = {}  # size -> the constexpr's value, or the refusal there
-
-        def value_at(n, a=atom):
-            if n not in probed:
-                try:
-                    probed[n] = plain_value(probe(a, n)[0].arguments[name])
-                except GenerationError as error:
-                    probed[n] = error
-            return probed[n]
-
-        if any(value_at(n) != v for n, v in zip(sizes, plain)):
-            continue  # another size changes it too
-        found = _steps(value_at, max_block)
-        if found is None:
-            continue
-        steps, limit, reason = found
-        values = sorted({value_at(n) for n in probed if _is_power(value_at(n))
-                         and (not limit or n <= limit)})
-        if not all(str(v) in map(str, values) for v in plain):
-            continue
-        options = {}
-        for value in values:
-            n = min(n for n in probed if value_at(n) == value)
-            record, _ = probe(atom, n)
-            options[str(value)] = (int(record.options.get("num_warps", 4)),
-                                   int(record.options.get("num_stages", 3)))
-        cpp = _steps_text(atom, steps)
-
-        def reach(value, exact=True, a=atom):
-            sizes_giving = [n for n in probed if value_at(n) == value]
-            return probe(a, min(sizes_giving)) if sizes_giving else None
-
-        largest = min(n for n in probed if value_at(n) == values[-1])
-        return VaryingConstexpr(name, cpp, [str(v) for v in values], bounded,
-                                limit or largest, reason, not limit,
-                                lambda env, a=atom: env.atoms[a], reach,
-                                steps=steps), options
-    return None
-
-
-def _is_power(value):
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0 and \
-        value & (value - 1) == 0
-
-
-def _steps(value_at, max_block):
-    """(steps, the largest size taken or 0, why) of the step function `value_at` over sizes
-    from the first one the op takes: its values powers of two; the sizes past a value above
-    `max_block`, or past a refusal of the host code, are not taken. None where it is not such a
-    function."""
-    probes, n = [], 1
-    while n <= STEP_PROBE_LIMIT:
-        probes += [n, n + 1] if n > 1 else [n]
-        n *= 2
-    taken, limit, reason = [], 0, ""
-    for n in probes:
-        value = value_at(n)
-        if isinstance(value, OutsideRequirements):
-            if taken:
-                break  # the fake's own limit: nothing larger reaches the plugin
-            continue
-        if isinstance(value, GenerationError) or (_is_power(value) and value > max_block):
-            if not taken:
-                return None
-            limit = _last_before(value_at, taken[-1], n, max_block)
-            reason = (f"the host code refuses sizes above it ({value})"
-                      if isinstance(value, GenerationError) else
-                      f"variants are compiled up to {max_block}; regenerate with --max-block "
-                      f"{2 * max_block} (or larger) for larger sizes")
-            break
-        if not _is_power(value):
-            return None
-        taken.append(n)
-    if len(taken) < 2:
-        return None
-    ends = []  # the largest size of each value
-    for low, high in zip(taken, taken[1:]):
-        _changes(value_at, low, high, ends)
-    ends.append(limit or taken[-1])
-    steps = []
-    for end in ends:
-        start = steps[-1][0] + 1 if steps else taken[0]
-        value = value_at(end)
-        power = value == next_power_of_2(end) == next_power_of_2(start)
-        entry = (end, None if power else value)
-        if steps and steps[-1][1] is None and entry[1] is None:
-            steps[-1] = entry  # one run of next powers of two
-        else:
-            steps.append(entry)
-    return steps, limit, reason
-
-
-def _changes(value_at, low, high, ends):
-    """Appends to `ends` the largest size of each value between sizes `low` and `high`, by
-    bisection (equal values at both ends are taken to hold between: host code picks a block by
-    a few thresholds, and the probes are at most twice apart)."""
-    if value_at(low) == value_at(high):
-        return
-    if high == low + 1:
-        ends.append(low)
-        return
-    middle = (low + high) // 2
-    _changes(value_at, low, middle, ends)
-    _changes(value_at, middle, high, ends)
-
-
-def _last_before(value_at, low, high, max_block):
-    """The largest size between `low` (taken) and `high` (not: refused, or above max_block)
-    that is taken."""
-    def taken(n):
-        value = value_at(n)
-        return _is_power(value) and value <= max_block
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (middle, high) if taken(middle) else (low, middle)
-    return low
-
-
-def _steps_text(atom, steps):
-    """The launcher's C++ of a step function: `n <= 1024 ? next_power_of_2(n) : n <= 4095 ?
-    1024 : 2048`."""
-    def value_text(value):
-        return (f"ap::triton::next_power_of_2({atom})" if value is None
-                else f"std::int64_t{{{value}}}")
-    text = value_text(steps[-1][1])
-    for end, value in reversed(steps[:-1]):
-        text = f"{atom} <= {end} ? {value_text(value)} : {text}"
-    return f"({text})"
 
 
 _LAUNCHER_TO_SHAPE = [(re.compile(r"\bfloor_div\("), "ap::floor_div("),
@@ -736,76 +511,3 @@ def _powers_of_two(op, name, cpp, bounded, lowest, size_of, reach, max_block, co
     return varying, options
 
 
-def within_limits(op, launches, point):
-    """Whether `point` (argument -> shape or value) keeps every size in the families' ranges."""
-    for launch in launches:
-        for varying in getattr(launch, "varying", []):
-            if not varying.bounded or varying.capped:
-                continue
-            if varying.size_of(Environment(point_atoms(op, point))) > varying.limit:
-                return False
-    return True
-
-
-def requirements(launches):
-    """The shape function's requirements that keep every size in the families' ranges: C++
-    (condition, message) pairs."""
-    seen, result = set(), []
-    for launch in launches:
-        for varying in getattr(launch, "varying", []):
-            if (not varying.bounded or varying.capped or
-                    (varying.bounded, varying.limit) in seen):
-                continue
-            seen.add((varying.bounded, varying.limit))
-            condition = f"{varying.bounded} <= {varying.limit}"
-            message = (f"{varying.bounded} <= {varying.limit}: kernel '{launch.kernel_name}' "
-                       f"({launch.where}): {varying.limit_reason}")
-            result.append((condition, message.replace("\\", "\\\\").replace('"', '\\"')))
-    return result
-
-
-@dataclass
-class AutotuneConfig:
-    index: int  # in the kernel's @triton.autotune configs
-    count: int  # how many configs the kernel has
-    text: str  # "BLOCK=128, num_warps=4, num_stages=3"
-
-
-def launch_each_config(autotuner, args, kwargs, records, module_path):
-    """Stands in for Autotuner.run while the host code is sampled: launches (records) the kernel
-    once per config, each tagged with it."""
-    where, line = launch_site(module_path)
-    name = getattr(getattr(autotuner, "base_fn", None), "__name__", "the kernel")
-    configs = list(autotuner.configs)
-    for index, config in enumerate(configs):
-        unsupported = [what for what, present in [
-            ("pre_hook", config.pre_hook is not None),
-            ("num_ctas > 1", getattr(config, "num_ctas", 1) not in (None, 1)),
-            ("maxnreg", getattr(config, "maxnreg", None) is not None)] if present]
-        if unsupported:
-            hint = (" (a pre_hook that zeroes the output, as split-K's init_to_zero: allocate "
-                    "it with torch.zeros, or name it in @triton.autotune's reset_to_zero)"
-                    if config.pre_hook is not None else "")
-            raise GenerationError(f"{where}: {line}: config {index} of '{name}' ({config}) sets "
-                                  f"{', '.join(unsupported)}, which is not compiled ahead of "
-                                  f"time{hint}")
-        start = len(records)
-        autotuner.fn.run(*args, **kwargs, **config.kwargs, num_warps=config.num_warps,
-                         num_stages=config.num_stages)
-        text = ", ".join([f"{k}={v}" for k, v in config.kwargs.items()] +
-                         [f"num_warps={config.num_warps}", f"num_stages={config.num_stages}"])
-        for record in records[start:]:
-            record.config = AutotuneConfig(index, len(configs), text)
-
-
-def tactic_configs(structures):
-    """The autotune config indices the op's launchers are generated for: [None] when no launch
-    is autotuned; refused when several launches are (their configs would multiply)."""
-    counts = {launch.config.count for s in structures for launch in s.launches if launch.config}
-    kernels = {launch.kernel_name for s in structures for launch in s.launches if launch.config}
-    if not counts:
-        return [None]
-    if len(kernels) > 1 or len(counts) > 1:
-        raise GenerationError(f"autotuned kernels {sorted(kernels)}: one autotuned kernel per op "
-                              "is generated (each config of it is a tactic)")
-    return list(range(counts.pop()))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 
-from . import fitting, kernel_variants
+from . import families, fitting, kernel_variants
 from .errors import GenerationError, UnrecoveredConstexpr
 from .host import sample_points
 from .pointers import (copied_outputs, fit_naming_op, kernels_do_the_writing, recover_pointer,
@@ -29,7 +29,7 @@ from .trials import compile_problem, scalar_type
 
 def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
                      example_equalities=True, log=print,
-                     max_block=kernel_variants.DEFAULT_MAX_BLOCK):
+                     max_block=families.DEFAULT_MAX_BLOCK):
     """The launches of the op's host code for one structure (ranks, list lengths); a constexpr
     that changes with the shapes becomes a family of powers of two up to `max_block`."""
     rng = random.Random(seed)
@@ -97,7 +97,7 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
         of two the signature lists after it (`power_after`: where one is)."""
         nonlocal family
         values = [r.arguments[name] for r in recorded]
-        before = family and kernel_variants.Family(list(family.varying), dict(family.options))
+        before = family and families.Family(list(family.varying), dict(family.options))
         try:
             family, argument = kernel_variants.add_varying(
                 family, op, name, first, recorded, constexprs, envs, context, probe, max_block)

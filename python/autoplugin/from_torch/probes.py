@@ -7,12 +7,13 @@ import random
 
 import torch
 
-from . import fitting, kernel_variants
+from . import fitting
 from .errors import GenerationError
+from .families import OutsideRequirements, next_power_of_2
 from .host import (HostFailure, MAX_SAMPLE_ELEMENTS, broken_requirement, error_text,
                    point_elements, run_body, sample_points, storage_key)
-from .shapes import (allowed_values, copy_point, fake_outputs, satisfy, set_text, tie,
-                     tied_extents)
+from .points import allowed_values, copy_point, satisfy, set_text, tie, tied_extents
+from .shapes import fake_outputs
 
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
@@ -177,7 +178,7 @@ class Prober:
             if size is None or size > value:
                 return None
             if (size == value or not exact and
-                    kernel_variants.next_power_of_2(size) == value) and self._accepted(point):
+                    next_power_of_2(size) == value) and self._accepted(point):
                 return point
         return None
 
@@ -189,9 +190,9 @@ class Prober:
                      for s in relation.free_symbols if s in self.traced.symbols}
             allowed = allowed_values(relation)
             if allowed is not None:  # one of a set: `q[3] in {16, 32, 64, 128}`
-                raise kernel_variants.OutsideRequirements(
+                raise OutsideRequirements(
                     set_text(names.get(allowed[0], allowed[0]), allowed[1]))
-            raise kernel_variants.OutsideRequirements(str(relation.xreplace(names)))
+            raise OutsideRequirements(str(relation.xreplace(names)))
 
     def _accepted(self, point):
         return (point_elements(self.op, point) <= PROBE_MAX_ELEMENTS and

@@ -18,7 +18,7 @@ class RecordedLaunch:
     options: dict  # num_warps, num_stages, ...
     where: str  # "module.py:57"
     line: str
-    config: object = None  # kernel_variants.AutotuneConfig of an autotuned launch
+    config: object = None  # autotune.AutotuneConfig of an autotuned launch
 
 
 @dataclass
@@ -44,8 +44,8 @@ class RecoveredLaunch:
     num_stages: int
     where: str
     line: str
-    family: object = None  # kernel_variants.Family when constexprs change with the shapes
-    config: object = None  # kernel_variants.AutotuneConfig: launched by that config's tactic
+    family: object = None  # families.Family when constexprs change with the shapes
+    config: object = None  # autotune.AutotuneConfig: launched by that config's tactic
     # Builds for the values the run-time constexprs have at the example (SPECIALIZE_VALUES), each
     # {name: value as the signature writes it}, with the family's constexprs there (the variant).
     value_builds: list = field(default_factory=list)
@@ -127,3 +127,8 @@ def input_dtype(argument, dtype):
     """The dtype of a tensor input when the plugin's dtype is `dtype`: its own where the
     examples give it one (int64 labels)."""
     return getattr(torch, argument.dtype) if argument.dtype else dtype
+
+
+# A plugin dtype's C++ element type, and its short name in kernel targets and case names.
+DTYPE_ELEMENT = {"float32": "float", "float16": "__half", "bfloat16": "__nv_bfloat16"}
+DTYPE_SHORT = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
