@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from itertools import combinations, product
 
 from .discover import output_names
-from .errors import GenerationError
+from .errors import UNRECOVERED, GenerationError
 
 
 @dataclass
@@ -190,13 +190,14 @@ def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
             f"{context} cannot be recovered: its values {fit_values} at the sampled points are not "
             "a constant, a size, an element count, a stride, an attribute (element), or a simple "
             "combination of these (sum, difference, min, max, multiple, ceiling or floor division "
-            f"by a constant or an int attribute, product of two, tiles over two extents). {advice}")
+            f"by a constant or an int attribute, product of two, tiles over two extents). {advice}",
+            UNRECOVERED)
     for env, value in zip(check_envs, check_values):
         if integral_value(function(env)) != value:
             raise GenerationError(
                 f"{context} cannot be recovered: '{text}' matches the fitting samples but gives "
                 f"{function(env)} where the host code passes {value} "
-                f"(at {describe_environment(env)}). {advice}")
+                f"(at {describe_environment(env)}). {advice}", UNRECOVERED)
     return text
 
 
@@ -250,7 +251,7 @@ def _fit_float(values, envs, context):
                           f"function of an attribute or size (`1 + eps`, `1 / (1 - p)`, "
                           f"`sm_scale * 1.4427`) nor a product of two float attributes (values "
                           f"{floats[:4]}...); compute it in the kernel from the attributes it is "
-                          "given")
+                          "given", UNRECOVERED)
 
 
 def _fit_affine_float(floats, envs):

@@ -386,7 +386,7 @@ def run_body(op, point, dtype, arch=90, notes=None):
             except GenerationError as error:  # from the intercepted launch: name the op
                 if str(error).startswith("op '"):
                     raise
-                raise GenerationError(f"op '{op.qualname}': {error}") from None
+                raise error.naming(f"op '{op.qualname}': ") from None
             except (DataDependentOutputException, DynamicOutputShapeException) as error:
                 raise GenerationError(
                     f"op '{op.qualname}': its host code reads the tensor contents"

@@ -16,7 +16,7 @@ a requirement of the shape function, whose message says how to raise the limit.
 """
 import re
 
-from .errors import GenerationError
+from .errors import UNRECOVERED, GenerationError
 from .families import (VARYING, Family, OutsideRequirements, VaryingConstexpr, is_power,
                        next_power_of_2, shape_function_text)
 from .fitting import candidates as expression_candidates, describe_environment
@@ -270,7 +270,7 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
         "simple combination of these, as the fitter recovers arguments), at least a constant "
         "and at most one cap (min(max(next_power_of_2(n), floor), cap), or a cap that changes "
         "with an input extent or int attribute, such as 1024 below n = 4096 and 2048 above), a "
-        "value per size of a set the fake allows, and bool attributes")
+        "value per size of a set the fake allows, and bool attributes", UNRECOVERED)
 
 
 def _order(value):

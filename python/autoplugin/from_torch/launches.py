@@ -114,7 +114,8 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
                 argument = _run_time_constexpr(op, name, first, values, fit_envs, check_envs,
                                                context, refusal, arch, notes, probe)
             except GenerationError as final:
-                raise UnrecoveredConstexpr(str(final), position, kernel_name, name) from None
+                raise UnrecoveredConstexpr(str(final), position, kernel_name, name,
+                                           final.kind) from None
             run_time_constexprs.append(name)
         return argument
 
@@ -150,7 +151,7 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
         try:
             triton_type = scalar_type(values, name, first.where, first.line)
         except GenerationError as error:
-            raise GenerationError(f"op '{op.qualname}': {error}") from None
+            raise error.naming(f"op '{op.qualname}': ") from None
         # An integer annotated `tl.int64` (or `tl.int32`) is compiled with that type, as
         # Triton's JIT compiles it (vLLM's strides: products with them do not overflow).
         annotated = annotation_types.get(name, "")
@@ -369,8 +370,8 @@ def _run_time_constexpr(op, name, first, values, fit_envs, check_envs, context, 
     if problem:
         advice = ("make the kernel take it as one, or compute it as a power of two of a size"
                   if triton_type != "fp32" else "make it a run-time argument (no tl.constexpr)")
-        raise GenerationError(f"{refusal}; nor does the kernel compile with '{name}' as a run-time "
-                              f"argument ({problem}): {advice}") from None
+        raise refusal.extended(f"; nor does the kernel compile with '{name}' as a run-time "
+                               f"argument ({problem}): {advice}") from None
     notes.add(f"constexpr '{name}' of kernel '{first.kernel.fn.__name__}' ({first.where}) takes "
               f"every {what} ({cpp}); it is compiled as a run-time {triton_type} argument, which "
               "the kernel only computes with, and compiled in for the value each example gives "

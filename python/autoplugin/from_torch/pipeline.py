@@ -8,7 +8,7 @@ from pathlib import Path
 from . import emit
 from .discover import find_ops, parse_example
 from .domain import equal_extents_of_inputs, hold_constexpr, keep_to_example_kernels, learn_domain
-from .errors import GenerationError, UnrecoveredConstexpr
+from .errors import UNRECOVERED, GenerationError, UnrecoveredConstexpr
 from .launches import DTYPES, recover_launches
 from .shapes import fake_outputs, traced_shapes
 from .sympy_to_dim import TranslationError
@@ -98,22 +98,16 @@ def _complete_example(op, text, values):
     return example
 
 
-# Refusals that an int attribute held at the example's value may lift: a launch argument, or a
-# block size, that follows it in a way no expression recovers (`x.shape[dim]`, the next power of
-# two of `W + pad_left + pad_right`), an output that is a view at other values (`transpose(dim,
-# -1)`).
-AXIS_REFUSALS = ("cannot be recovered", "a constexpr that changes with the shapes or attributes",
-                 "is returned as a view whose layout is not its own")
-
-
 def _with_axis_attributes(op, trace_and_recover, log):
-    """trace_and_recover(); where it is refused for one of AXIS_REFUSALS, again with an int
-    attribute (then all of them) part of the structure: a dim whose axis the host code reads
+    """trace_and_recover(); where a launch value is not recovered (a refusal of kind UNRECOVERED:
+    a launch argument, or a block size, that follows an int attribute in a way no expression
+    recovers, `x.shape[dim]`, the next power of two of `W + pad_left + pad_right`), again with an
+    int attribute (then all of them) part of the structure: a dim whose axis the host code reads
     (`x.shape[dim]` of a softmax whose fake keeps the shape) is then a value per example."""
     try:
         return trace_and_recover()
     except GenerationError as refusal:
-        if not any(reason in str(refusal) for reason in AXIS_REFUSALS):
+        if refusal.kind != UNRECOVERED:
             raise
         candidates = [a for a in op.attributes if a.kind in ("int", "int[]") and
                       not a.structural]
@@ -125,7 +119,7 @@ def _with_axis_attributes(op, trace_and_recover, log):
             try:
                 result = trace_and_recover()
             except GenerationError as other:
-                if not any(reason in str(other) for reason in AXIS_REFUSALS):
+                if other.kind != UNRECOVERED:
                     later = later or other
                 for argument in chosen:
                     argument.structural = False

@@ -108,7 +108,7 @@ def fit_naming_op(op, *args):
     try:
         return fitting.fit(*args)
     except GenerationError as error:
-        raise GenerationError(f"op '{op.qualname}': {error}") from None
+        raise error.naming(f"op '{op.qualname}': ") from None
 
 
 def _workspace_order(op, run):
