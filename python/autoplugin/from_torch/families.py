@@ -101,16 +101,20 @@ def within_limits(op, launches, point):
 
 def requirements(launches):
     """The shape function's requirements that keep every size in the families' ranges: C++
-    (condition, message) pairs."""
-    seen, result = set(), []
+    (condition, message) pairs, one per driving size, the smallest limit (launches of one size,
+    the tactics of an autotuned kernel each with its own tile, all take the plugin's sizes)."""
+    tightest = {}  # the driving size's C++ -> (limit, launch, varying), in launch order
     for launch in launches:
         for varying in getattr(launch, "varying", []):
-            if (not varying.bounded or varying.capped or
-                    (varying.bounded, varying.limit) in seen):
+            if not varying.bounded or varying.capped:
                 continue
-            seen.add((varying.bounded, varying.limit))
-            condition = f"{varying.bounded} <= {varying.limit}"
-            message = (f"{varying.bounded} <= {varying.limit}: kernel '{launch.kernel_name}' "
-                       f"({launch.where}): {varying.limit_reason}")
-            result.append((condition, message.replace("\\", "\\\\").replace('"', '\\"')))
+            known = tightest.get(varying.bounded)
+            if known is None or varying.limit < known[0]:
+                tightest[varying.bounded] = (varying.limit, launch, varying)
+    result = []
+    for bounded, (limit, launch, varying) in tightest.items():
+        condition = f"{bounded} <= {limit}"
+        message = (f"{bounded} <= {limit}: kernel '{launch.kernel_name}' ({launch.where}): "
+                   f"{varying.limit_reason}")
+        result.append((condition, message.replace("\\", "\\\\").replace('"', '\\"')))
     return result
