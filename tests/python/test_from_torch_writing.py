@@ -1,7 +1,8 @@
-"""Unit tests of what from-torch writes into a generated project
-(python/autoplugin/from_torch/kernel_source.py), in seconds: the kernel file a project compiles,
-with the names a library binds into the kernels' module only at run time. Needs torch and triton
-(the package imports them; no GPU)."""
+"""Unit tests of what from-torch writes into a generated project, in seconds: the kernel file a
+project compiles, with the names a library binds into the kernels' module only at run time
+(python/autoplugin/from_torch/kernel_source.py), and the shape function's requirements that keep
+sizes within the families' ranges (families.py). Needs torch and triton (the package imports
+them; no GPU)."""
 import importlib.util
 import os
 import sys
@@ -15,6 +16,7 @@ if not (importlib.util.find_spec("torch") and importlib.util.find_spec("triton")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+from autoplugin.from_torch.families import VaryingConstexpr, requirements  # noqa: E402
 from autoplugin.from_torch.kernel_source import kernel_file_text  # noqa: E402
 
 # A file as a library writes it: its function reads `tanh` and `pow`, which the library gives
@@ -80,6 +82,20 @@ class KernelFileTest(unittest.TestCase):
             f.write("from fixture_kernel_shims import *\n" + KERNEL_FILE)
         text = kernel_file_text(self.path, self.run_time_globals())
         self.assertNotIn("Bound at run time", text)
+
+
+class FamilyRequirementsTest(unittest.TestCase):
+    def test_one_requirement_per_size_the_smallest_limit(self):
+        def launch(limit, tile):
+            varying = VaryingConstexpr("BW", "ap::triton::next_power_of_2(w)", [], "cache[2]",
+                                       limit, f"a block of {tile} x BW")
+            return types.SimpleNamespace(varying=[varying], kernel_name="conv",
+                                         where="conv.py:20")
+
+        # an autotuned kernel's configs, each with its own tile: every tactic takes the sizes
+        found = requirements([launch(8192, 8), launch(256, 256), launch(1024, 64)])
+        self.assertEqual(found, [("cache[2] <= 256",
+                                  "cache[2] <= 256: kernel 'conv' (conv.py:20): a block of 256 x BW")])
 
 
 if __name__ == "__main__":
