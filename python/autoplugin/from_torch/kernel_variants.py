@@ -240,7 +240,7 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
             except GenerationError as refusal:
                 # (probed, a step function: the samples did not reach its other steps)
                 stepped = steps_of_a_size(op, name, plain, envs, probe, max_block,
-                                           context)
+                                          context)
                 if stepped:
                     return stepped
                 raise refusal
