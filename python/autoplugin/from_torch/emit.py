@@ -14,7 +14,7 @@ import sympy
 from . import autotune, families
 from .cases import cases
 from .errors import GenerationError
-from .fitting import output_name
+from .fitting import atom_symbol, output_name
 from .kernel_builds import cmake_lists, kernel_target, needs_cuda_runtime, ship_artefacts
 from .kernel_source import kernel_file_text
 from .points import allowed_values, set_text
@@ -194,46 +194,37 @@ def shape_function(op, structures):
     return "\n".join([_signature(f"{returns} {name}", _unused_unnamed(parameters, lines))] + lines)
 
 
-class _Extents:
-    """A tensor's extents as sympy expressions, read the way a launcher reads them."""
-
-    def __init__(self, extents):
-        self.extents = list(extents)
-
-    def size(self, axis):
-        return self.extents[axis]
-
-    def numel(self):
-        return sympy.Mul(*self.extents)
-
-    def stride(self, axis):
-        return sympy.Mul(*self.extents[axis + 1:])
-
-
-def _launcher_text_as_sympy(op, traced, text):
-    """A recovered launcher expression (`ap::triton::cdiv(x.size(0), 4)`, `x.numel()`, ...) over
-    the traced symbols, for a function of the shapes."""
-    namespace = {"_cdiv": lambda a, b: sympy.ceiling(sympy.sympify(a) / sympy.sympify(b)),
-                 "_floor_div": lambda a, b: sympy.floor(sympy.sympify(a) / sympy.sympify(b)),
-                 "_min": sympy.Min, "_max": sympy.Max}
-    extents, elements = {}, {}
+def _atoms_traced(op, traced):
+    """The launcher's atoms (fitting.atom_symbol()s: `x.size(1)`, `x.numel()`, `x.stride(0)`,
+    `num_groups`, `padding[2]`, an output's extents) as sympy over the traced symbols: what a
+    recovered expression is, as a function of the shapes."""
+    atoms, extents = {}, {}
     for symbol, ref in traced.symbols.items():
         if ref.kind == "extent":
             extents.setdefault(ref.name, {})[ref.index] = symbol
         elif ref.index is None:
-            namespace[ref.name] = symbol
+            atoms[ref.name] = symbol
         else:
-            elements.setdefault(ref.name, {})[ref.index] = symbol
-    for name, axes in extents.items():
-        namespace[name] = _Extents(axes[axis] for axis in sorted(axes))
-    for name, indexed in elements.items():
-        namespace[name] = [indexed[k] for k in sorted(indexed)]
-    for index, shape in enumerate(traced.outputs):
-        namespace[output_name(op, index)] = _Extents(shape)
-    python = re.sub(r"ap::triton::cdiv\(", "_cdiv(", text)
-    python = re.sub(r"(?<![\w:])floor_div\(", "_floor_div(", python)
-    python = re.sub(r"std::(min|max)(<std::int64_t>)?\(", r"_\1(", python)
-    return sympy.sympify(eval(python, {"__builtins__": {}}, namespace))
+            atoms[f"{ref.name}[{ref.index}]"] = symbol
+    shapes = {name: [axes[axis] for axis in sorted(axes)] for name, axes in extents.items()}
+    shapes.update({output_name(op, index): list(shape)
+                   for index, shape in enumerate(traced.outputs)})
+    for name, shape in shapes.items():
+        for axis, extent in enumerate(shape):
+            atoms[f"{name}.size({axis})"] = extent
+            atoms[f"{name}.stride({axis})"] = sympy.Mul(*shape[axis + 1:])
+        atoms[f"{name}.numel()"] = sympy.Mul(*shape)
+    return {atom_symbol(name): sympy.sympify(value) for name, value in atoms.items()}
+
+
+def _traced_expression(op, traced, expression, what):
+    """A recovered expression over the launcher's atoms as a function of the traced shapes."""
+    atoms = _atoms_traced(op, traced)
+    unknown = sorted(str(s) for s in expression.free_symbols if s not in atoms)
+    if unknown:
+        raise GenerationError(f"op '{op.qualname}': {what} reads {', '.join(unknown)}, which the "
+                              "shape function is not given")
+    return expression.xreplace(atoms)
 
 
 def _uses_workspace(structures):
@@ -246,7 +237,8 @@ def workspace_function(op, structures):
     lines = []
     for structure in structures:
         traced = structure.traced
-        sizes = [sympy.ceiling(_launcher_text_as_sympy(op, traced, buffer.numel)
+        sizes = [sympy.ceiling(_traced_expression(op, traced, buffer.numel_expression,
+                                                  f"the scratch buffer at {buffer.where}")
                                * buffer.element_bytes / SCRATCH_ALIGNMENT) * SCRATCH_ALIGNMENT
                  for buffer in structure.scratch]
         used = set().union(*(size.free_symbols for size in sizes))

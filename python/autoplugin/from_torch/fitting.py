@@ -7,10 +7,13 @@ an atom plus a constant, a multiple, a sum, difference, minimum or maximum of tw
 ceiling or floor division by a constant, a product of two atoms, and products of ceiling
 divisions by the launch's integer constexprs (tiles over two extents). The first candidate that matches
 every fitting sample must also match every checking sample, else the argument is refused: it is
-never guessed.
+never guessed. An integer's value is also kept as a sympy expression over the atoms
+(atom_symbol), what the floors above compute with, where they need more than its C++.
 """
 from dataclasses import dataclass
 from itertools import combinations, product
+
+import sympy
 
 from .discover import output_names
 from .errors import UNRECOVERED, GenerationError
@@ -69,42 +72,77 @@ def environment(op, point, input_shapes, output_shapes):
     return Environment(atoms)
 
 
+def atom_symbol(name):
+    """An atom as a sympy symbol named by its C++ text (`x.size(1)`, `padding[2]`): what a
+    recovered value's expression is over."""
+    return sympy.Symbol(name, integer=True)
+
+
+def atom_kind(symbol):
+    """What an atom_symbol() reads: "size", "numel" or "stride" of a tensor (an input or an
+    output), else "attribute" (an attribute or an element of one)."""
+    for kind in ("size", "numel", "stride"):
+        if f".{kind}(" in symbol.name:
+            return kind
+    return "attribute"
+
+
+def _cdiv(a, b):
+    return sympy.ceiling(sympy.sympify(a) / sympy.sympify(b))
+
+
+def _floor_div(a, b):
+    return sympy.floor(sympy.sympify(a) / sympy.sympify(b))
+
+
 def candidates(envs, constants, cap=None):
-    """(C++ text, function of an environment) from the simplest; then each size, element count
+    """(C++ text, function of an environment, its expression over atom_symbol()s as a function
+    of nothing: built for the one that fits) from the simplest; then each size, element count
     or ceiling division capped at `cap` (a grid of at most one program per multiprocessor); last,
     quotients of two sizes and sums of two sizes divided by an attribute."""
     names = list(envs[0].atoms)
+    A = atom_symbol
     for name in names:
-        yield name, lambda env, n=name: env.atoms[n]
+        yield name, lambda env, n=name: env.atoms[n], lambda n=name: A(n)
     for name in names:
         for offset in range(-64, 65):
             if offset:
                 yield (f"{name} + {offset}" if offset > 0 else f"{name} - {-offset}",
-                       lambda env, n=name, c=offset: env.atoms[n] + c)
+                       lambda env, n=name, c=offset: env.atoms[n] + c,
+                       lambda n=name, c=offset: A(n) + c)
     for name in names:
         for factor in range(-16, 17):
             if factor not in (0, 1):
-                yield f"{factor} * {name}", lambda env, n=name, c=factor: c * env.atoms[n]
+                yield (f"{factor} * {name}", lambda env, n=name, c=factor: c * env.atoms[n],
+                       lambda n=name, c=factor: c * A(n))
     for a, b in combinations(names, 2):
-        yield f"{a} + {b}", lambda env, a=a, b=b: env.atoms[a] + env.atoms[b]
+        yield (f"{a} + {b}", lambda env, a=a, b=b: env.atoms[a] + env.atoms[b],
+               lambda a=a, b=b: A(a) + A(b))
     for a, b in product(names, names):
         if a != b:
-            yield f"{a} - {b}", lambda env, a=a, b=b: env.atoms[a] - env.atoms[b]
+            yield (f"{a} - {b}", lambda env, a=a, b=b: env.atoms[a] - env.atoms[b],
+                   lambda a=a, b=b: A(a) - A(b))
     for a, b in combinations(names, 2):
-        yield f"std::min({a}, {b})", lambda env, a=a, b=b: min(env.atoms[a], env.atoms[b])
-        yield f"std::max({a}, {b})", lambda env, a=a, b=b: max(env.atoms[a], env.atoms[b])
+        yield (f"std::min({a}, {b})", lambda env, a=a, b=b: min(env.atoms[a], env.atoms[b]),
+               lambda a=a, b=b: sympy.Min(A(a), A(b)))
+        yield (f"std::max({a}, {b})", lambda env, a=a, b=b: max(env.atoms[a], env.atoms[b]),
+               lambda a=a, b=b: sympy.Max(A(a), A(b)))
     divisors = sorted({c for c in constants if c > 1} | {2 ** k for k in range(1, 17)})
     for name in names:
         for divisor in divisors:
             yield (f"ap::triton::cdiv({name}, {divisor})",
-                   lambda env, n=name, d=divisor: -(-env.atoms[n] // d))
+                   lambda env, n=name, d=divisor: -(-env.atoms[n] // d),
+                   lambda n=name, d=divisor: _cdiv(A(n), d))
             yield (f"floor_div({name}, {divisor})",
-                   lambda env, n=name, d=divisor: env.atoms[n] // d)
+                   lambda env, n=name, d=divisor: env.atoms[n] // d,
+                   lambda n=name, d=divisor: _floor_div(A(n), d))
     for a, b in combinations(names, 2):
-        yield f"{a} * {b}", lambda env, a=a, b=b: env.atoms[a] * env.atoms[b]
+        yield (f"{a} * {b}", lambda env, a=a, b=b: env.atoms[a] * env.atoms[b],
+               lambda a=a, b=b: A(a) * A(b))
     for a, b, c in combinations(names, 3):  # rows of a [Z, H, N, D] input: Z * H * N
         yield (f"{a} * {b} * {c}",
-               lambda env, a=a, b=b, c=c: env.atoms[a] * env.atoms[b] * env.atoms[c])
+               lambda env, a=a, b=b, c=c: env.atoms[a] * env.atoms[b] * env.atoms[c],
+               lambda a=a, b=b, c=c: A(a) * A(b) * A(c))
     # A size divided by an int attribute (a group's stride: C * H * W // num_groups).
     attributes = [n for n in names if "." not in n and all(
         isinstance(env.atoms[n], int) and not isinstance(env.atoms[n], bool) for env in envs)]
@@ -112,40 +150,49 @@ def candidates(envs, constants, cap=None):
         for attribute in attributes:
             if name != attribute:
                 yield (f"floor_div({name}, {attribute})",
-                       lambda env, n=name, d=attribute: env.atoms[n] // env.atoms[d])
+                       lambda env, n=name, d=attribute: env.atoms[n] // env.atoms[d],
+                       lambda n=name, d=attribute: _floor_div(A(n), A(d)))
     # Tiles over two extents in one axis (Triton's matmul tutorial:
     # cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)), or a batch of tiled rows: by the launch's constants.
     launch_divisors = sorted({c for c in constants if c > 1})
     for a, b in product(names, names):
         for d in launch_divisors:
             yield (f"{a} * ap::triton::cdiv({b}, {d})",
-                   lambda env, a=a, b=b, d=d: env.atoms[a] * -(-env.atoms[b] // d))
+                   lambda env, a=a, b=b, d=d: env.atoms[a] * -(-env.atoms[b] // d),
+                   lambda a=a, b=b, d=d: A(a) * _cdiv(A(b), d))
     for a, b in combinations(names, 2):
         for d in launch_divisors:  # tiles over the rows of a flattened batch: cdiv(B * S, BM)
             yield (f"ap::triton::cdiv({a} * {b}, {d})",
-                   lambda env, a=a, b=b, d=d: -(-(env.atoms[a] * env.atoms[b]) // d))
+                   lambda env, a=a, b=b, d=d: -(-(env.atoms[a] * env.atoms[b]) // d),
+                   lambda a=a, b=b, d=d: _cdiv(A(a) * A(b), d))
     for a, b, c in combinations(names, 3):  # the rows of a [B, S, H, D] input flattened
         for d in launch_divisors:
             yield (f"ap::triton::cdiv({a} * {b} * {c}, {d})",
                    lambda env, a=a, b=b, c=c, d=d:
-                   -(-(env.atoms[a] * env.atoms[b] * env.atoms[c]) // d))
+                   -(-(env.atoms[a] * env.atoms[b] * env.atoms[c]) // d),
+                   lambda a=a, b=b, c=c, d=d: _cdiv(A(a) * A(b) * A(c), d))
     for (a, d), (b, e) in combinations(product(names, launch_divisors), 2):
         yield (f"ap::triton::cdiv({a}, {d}) * ap::triton::cdiv({b}, {e})",
-               lambda env, a=a, b=b, d=d, e=e: -(-env.atoms[a] // d) * -(-env.atoms[b] // e))
+               lambda env, a=a, b=b, d=d, e=e: -(-env.atoms[a] // d) * -(-env.atoms[b] // e),
+               lambda a=a, b=b, d=d, e=e: _cdiv(A(a), d) * _cdiv(A(b), e))
     if cap is not None:
         for name in names:
             yield (f"std::min<std::int64_t>({cap}, {name})",
-                   lambda env, n=name: min(cap, env.atoms[n]))
+                   lambda env, n=name: min(cap, env.atoms[n]),
+                   lambda n=name: sympy.Min(cap, A(n)))
             for divisor in divisors:
                 yield (f"std::min<std::int64_t>({cap}, ap::triton::cdiv({name}, {divisor}))",
-                       lambda env, n=name, d=divisor: min(cap, -(-env.atoms[n] // d)))
+                       lambda env, n=name, d=divisor: min(cap, -(-env.atoms[n] // d)),
+                       lambda n=name, d=divisor: sympy.Min(cap, _cdiv(A(n), d)))
         for a, b in combinations(names, 2):  # the rows of an input flattened to 2-D
             yield (f"std::min<std::int64_t>({cap}, {a} * {b})",
-                   lambda env, a=a, b=b: min(cap, env.atoms[a] * env.atoms[b]))
+                   lambda env, a=a, b=b: min(cap, env.atoms[a] * env.atoms[b]),
+                   lambda a=a, b=b: sympy.Min(cap, A(a) * A(b)))
     # One size divided by another (GQA's query heads per key head: q.shape[1] // k.shape[1]).
     for a, b in product(names, names):
         if a != b and b not in attributes:
-            yield f"floor_div({a}, {b})", lambda env, a=a, b=b: env.atoms[a] // env.atoms[b]
+            yield (f"floor_div({a}, {b})", lambda env, a=a, b=b: env.atoms[a] // env.atoms[b],
+                   lambda a=a, b=b: _floor_div(A(a), A(b)))
     # Heads of two inputs (a rotary embedding over query and key heads: q.shape[-1] // head_size
     # + k.shape[-1] // head_size).
     for a, b in combinations(names, 2):
@@ -153,13 +200,14 @@ def candidates(envs, constants, cap=None):
             if attribute not in (a, b):
                 yield (f"floor_div({a}, {attribute}) + floor_div({b}, {attribute})",
                        lambda env, a=a, b=b, d=attribute:
-                       env.atoms[a] // env.atoms[d] + env.atoms[b] // env.atoms[d])
+                       env.atoms[a] // env.atoms[d] + env.atoms[b] // env.atoms[d],
+                       lambda a=a, b=b, d=attribute:
+                       _floor_div(A(a), A(d)) + _floor_div(A(b), A(d)))
 
 
 def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
     """C++ text computing `values` (one per environment: the fitting ones, then the checking
     ones), or GenerationError naming `context` and why."""
-    fit_values, check_values = values[:len(fit_envs)], values[len(fit_envs):]
     if triton_type == "fp32":
         return _fit_float(values, fit_envs + check_envs, context)
     if triton_type == "i1":
@@ -171,15 +219,23 @@ def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
                 return name
         raise GenerationError(f"{context}: a bool that is neither constant nor a bool attribute; "
                               "make it a bool attribute of the op, or a constexpr")
-    fit_values = [int(v) for v in fit_values]
-    check_values = [int(v) for v in check_values]
+    return fit_integer(values, fit_envs, check_envs, context, constants)[0]
+
+
+def fit_integer(values, fit_envs, check_envs, context, constants=()):
+    """(C++ text, its expression over atom_symbol()s) computing the integer `values` (one per
+    environment: the fitting ones, then the checking ones), or GenerationError naming `context`
+    and why."""
+    fit_values = [int(v) for v in values[:len(fit_envs)]]
+    check_values = [int(v) for v in values[len(fit_envs):]]
     # What to change: a kernel argument can be computed in the kernel; a grid cannot.
     advice = ("Launch a grid of a simple combination (cdiv(n, BLOCK) per axis) and loop in the "
               "kernel over the rest" if context.startswith("grid axis") else
               "Compute it in the kernel from the sizes and attributes it is given")
     if len(set(fit_values + check_values)) == 1:
-        return str(fit_values[0])
-    for text, function in candidates(fit_envs, constants, max(fit_values + check_values)):
+        return str(fit_values[0]), sympy.Integer(fit_values[0])
+    for text, function, expression in candidates(fit_envs, constants,
+                                                 max(fit_values + check_values)):
         try:
             if all(integral_value(function(env)) == v for env, v in zip(fit_envs, fit_values)):
                 break
@@ -198,7 +254,7 @@ def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
                 f"{context} cannot be recovered: '{text}' matches the fitting samples but gives "
                 f"{function(env)} where the host code passes {value} "
                 f"(at {describe_environment(env)}). {advice}", UNRECOVERED)
-    return text
+    return text, expression()
 
 
 def integral_value(value):

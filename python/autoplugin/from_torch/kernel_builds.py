@@ -5,10 +5,12 @@ its aot/ folder (the build's own compile step, tools/triton_aot.py)."""
 import concurrent.futures
 import json
 import os
-import re
+
+import sympy
 
 from .aot_tool import triton_aot_script
 from .errors import GenerationError
+from .fitting import atom_kind
 from .records import DTYPE_SHORT
 
 
@@ -42,21 +44,18 @@ def size_integers(op, launch):
     stride or element count divided by an attribute (a group's stride, `C * H * W //
     num_groups`: still a product of the other extents), or constant multiples of 16; empty where
     that is every integer parameter or none (the builds SPECIALIZE makes already cover both)."""
-    attributes = {a.name for a in op.arguments if a.kind != "Tensor" and "Tensor" not in a.kind}
     integers = [a for a in launch.arguments
                 if a.kind == "scalar" and a.triton_type in ("i32", "i64")]
-    per_group = re.compile(r"^floor_div\(\w+\.(stride\(\d+\)|numel\(\)), \w+\)$")
     sizes = []
     for argument in integers:
-        text = argument.cpp.strip()
-        names = set(re.findall(r"(?<![.\w])([A-Za-z_]\w*)", text)) - {"floor_div"}
-        if text.isdigit():
-            aligned = int(text) % 16 == 0
-        elif per_group.match(text):
+        expression = argument.expression
+        kinds = {atom_kind(atom) for atom in expression.free_symbols}
+        if expression.is_Integer:
+            aligned = int(expression) >= 0 and int(expression) % 16 == 0
+        elif _per_group(expression):
             aligned = True
         else:
-            aligned = (not names & attributes and
-                       any(f".{atom}(" in text for atom in ("size", "numel", "stride")))
+            aligned = "attribute" not in kinds and bool(kinds)
         if aligned:
             sizes.append(argument.name)
     return sizes if 0 < len(sizes) < len(integers) else []
@@ -82,6 +81,16 @@ def needs_cuda_runtime(op, structures):
     the CUDA runtime."""
     return bool(op.mutated) or any(b.zeroed for s in structures for b in s.scratch) or \
         any(s.zeroed_outputs or s.copied_outputs for s in structures)
+
+
+def _per_group(expression):
+    """Whether `expression` is a stride or element count divided by an atom or a constant
+    (`floor_div(X.stride(0), num_groups)`)."""
+    if not isinstance(expression, sympy.floor):
+        return False
+    numerator, denominator = sympy.fraction(expression.args[0])
+    return (numerator.is_Symbol and atom_kind(numerator) in ("stride", "numel") and
+            (denominator.is_Symbol or denominator.is_Integer))
 
 
 def cmake_lists(op, structures, dtypes, kernel_file_names, arch):

@@ -14,31 +14,34 @@ The range of a power-of-two constexpr is bounded: values up to ``max_block`` (th
 are read by running the host code at a size that gives that value. Extents past the range become
 a requirement of the shape function, whose message says how to raise the limit.
 """
-import re
+import sympy
 
 from .errors import UNRECOVERED, GenerationError
 from .families import (VARYING, Family, OutsideRequirements, VaryingConstexpr, is_power,
                        next_power_of_2, shape_function_text)
-from .fitting import candidates as expression_candidates, describe_environment
+from .fitting import atom_symbol, candidates as expression_candidates, describe_environment
 from .points import allowed_values, set_text
 from .records import RecoveredArgument, constexpr_text, plain_value
 from .step_families import steps_of_a_size
+from .sympy_to_dim import DimTranslator, TranslationError
 from .trials import largest_block
 
 
 def _bool_candidates(atoms, others):
-    """(C++, function of (atoms, the others' values)) of the bool conditions a heuristic
-    typically computes: a bool attribute or its negation, a size divisible by, or equal to, a
-    power of two or another integer constexpr of the launch (`others`: their C++), the launch's
-    power of two first, or at most another (FlagGems' `ONE_TILE_PER_CTA = TILE_N >= N`)."""
+    """(C++, function of (atoms, the others' values), what it compares: None, or (the size's
+    atom, the value it is compared with as a function of the others' values)) of the bool
+    conditions a heuristic typically computes: a bool attribute or its negation, a size
+    divisible by, or equal to, a power of two or another integer constexpr of the launch
+    (`others`: their C++), the launch's power of two first, or at most another (FlagGems'
+    `ONE_TILE_PER_CTA = TILE_N >= N`)."""
     for atom in atoms:
         if isinstance(atoms[atom], bool):
-            yield atom, lambda a, o, n=atom: a[n]
-            yield f"!{atom}", lambda a, o, n=atom: not a[n]
+            yield atom, lambda a, o, n=atom: a[n], None
+            yield f"!{atom}", lambda a, o, n=atom: not a[n], None
     for atom in atoms:  # a feature a float attribute turns on (Unsloth's softcap != 0)
         if isinstance(atoms[atom], float):
-            yield f"{atom} != 0", lambda a, o, n=atom: a[n] != 0
-            yield f"{atom} == 0", lambda a, o, n=atom: a[n] == 0
+            yield f"{atom} != 0", lambda a, o, n=atom: a[n] != 0, None
+            yield f"{atom} == 0", lambda a, o, n=atom: a[n] == 0, None
     divisors = [(cpp, lambda o, k=k: o[k]) for k, cpp in enumerate(others)]
     divisors += [(str(2 ** k), lambda o, d=2 ** k: d) for k in range(1, 17)]
     for atom in atoms:
@@ -46,25 +49,25 @@ def _bool_candidates(atoms, others):
             continue
         for cpp, divisor in divisors:
             yield (f"{atom} % {cpp} == 0",
-                   lambda a, o, n=atom, d=divisor: d(o) != 0 and a[n] % d(o) == 0)
+                   lambda a, o, n=atom, d=divisor: d(o) != 0 and a[n] % d(o) == 0,
+                   (atom, divisor))
         for k, cpp in enumerate(others):
-            yield f"{atom} == {cpp}", lambda a, o, n=atom, k=k: a[n] == o[k]
-            yield f"{atom} <= {cpp}", lambda a, o, n=atom, k=k: a[n] <= o[k]
-            yield f"{atom} > {cpp}", lambda a, o, n=atom, k=k: a[n] > o[k]
+            other = (atom, lambda o, k=k: o[k])
+            yield f"{atom} == {cpp}", lambda a, o, n=atom, k=k: a[n] == o[k], other
+            yield f"{atom} <= {cpp}", lambda a, o, n=atom, k=k: a[n] <= o[k], other
+            yield f"{atom} > {cpp}", lambda a, o, n=atom, k=k: a[n] > o[k], other
 
 
-def _telling_apart(candidates, cpps, values, name, others, probe):
+def _telling_apart(candidates, values, name, others, probe):
     """(atoms, the others' values, the bool's value) of the host code run with each candidate's
-    size at the value it is compared with (`K % 128 == 0` -> K = 128), where the host code
-    takes it."""
+    size at the value it is compared with (`K % 128 == 0` -> K = 128; `values`: the others'
+    values), where the host code takes it."""
     probes, tried = [], set()
-    for cpp, _ in candidates:
-        found = re.match(r"(\S+) (?:%|==|<=|>) (\S+)", cpp)
-        if not found:
+    for _, _, compared in candidates:
+        if compared is None:
             continue
-        atom, right = found.groups()
-        value = int(right) if right.isdigit() else (
-            values[cpps.index(right)] if right in cpps else None)
+        atom, compared_with = compared
+        value = compared_with(values)
         if not isinstance(value, int) or value < 1 or (atom, value) in tried:
             continue
         tried.add((atom, value))
@@ -196,16 +199,17 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
                 record, atoms = reached
                 probes.append((atoms, [plain_value(record.arguments[n]) for _, n in others],
                                plain_value(record.arguments[name])))
-        fitting = [(cpp, function) for cpp, function in _bool_candidates(envs[0].atoms, cpps)
+        fitting = [(cpp, function, compared)
+                   for cpp, function, compared in _bool_candidates(envs[0].atoms, cpps)
                    if all(_holds(function, env.atoms, o) == v
                           for env, o, v in zip(envs, per_point, plain)) and
                    all(_holds(function, atoms, o) == v for atoms, o, v in probes)]
         if len(fitting) > 1:
             # (`K % BLOCK_K == 0` and `K % BLOCK_M == 0` agree at sizes that are multiples of
             # neither: the host code run at each divisor tells them apart)
-            probes = _telling_apart(fitting, cpps, per_point[0], name, others, probe)
-            fitting = [(cpp, function) for cpp, function in fitting
-                       if all(_holds(function, atoms, o) == v for atoms, o, v in probes)]
+            probes = _telling_apart(fitting, per_point[0], name, others, probe)
+            fitting = [candidate for candidate in fitting
+                       if all(_holds(candidate[1], atoms, o) == v for atoms, o, v in probes)]
         if fitting:
             return VaryingConstexpr(name, fitting[0][0], ["True", "False"]), None
         raise GenerationError(f"op '{op.qualname}': {context}: a bool constexpr that changes with "
@@ -323,16 +327,16 @@ def _power_of_derived_size(op, name, plain, floor, top, envs, probe, max_block, 
     combination the fitter knows whose powers of two match every sample and, probed at each
     power, give that power; None when none does."""
     refusal = None
-    for text, function in expression_candidates(envs, ()):
-        bounded = _shape_function_expression(text, op, envs[0].atoms)
-        if not bounded:
-            continue
+    for text, function, expression in expression_candidates(envs, ()):
         try:
             sizes = [function(env) for env in envs]
         except (KeyError, TypeError, ZeroDivisionError):
             continue
         if not all(isinstance(s, int) and s >= 0 and min(max(next_power_of_2(s), floor), top) == v
                    for s, v in zip(sizes, plain)):
+            continue
+        bounded = _shape_function_expression(expression(), op, envs[0].atoms)
+        if not bounded:
             continue
         floored = any(next_power_of_2(s) < floor for s in sizes)
         cpp = f"ap::triton::next_power_of_2({text})"
@@ -353,41 +357,37 @@ def _power_of_derived_size(op, name, plain, floor, top, envs, probe, max_block, 
     return None
 
 
-_LAUNCHER_TO_SHAPE = [(re.compile(r"\bfloor_div\("), "ap::floor_div("),
-                      (re.compile(r"ap::triton::cdiv\("), "ap::ceil_div("),
-                      (re.compile(r"std::min\("), "ap::min("),
-                      (re.compile(r"std::max\("), "ap::max(")]
-
-
-def _shape_function_expression(text, op, atoms):
-    """The shape function's C++ for a launcher expression over inputs' extents, element counts
-    and strides and int attributes (`floor_div(X.stride(0), num_groups)` ->
-    `ap::floor_div(X[1] * X[2] * X[3], num_groups)`); "" where it reads anything else (an
-    output, a float)."""
-    inputs = {a.name for a in op.tensors}
-    integers = {a.name for a in op.arguments if a.kind in ("int", "int[]")}
-
-    def atom_text(match):
-        tensor, member, index = match.group(1), match.group(2), match.group(3)
-        if tensor not in inputs:
-            raise KeyError(tensor)
-        rank = sum(1 for key in atoms if key.startswith(f"{tensor}.size("))
-        if member == "size":
-            return f"{tensor}[{index}]"
-        first = 0 if member == "numel" else int(index) + 1
-        extents = [f"{tensor}[{axis}]" for axis in range(first, rank)]
-        return "(" + " * ".join(extents or ["1"]) + ")"
-
-    try:
-        result = re.sub(r"\b(\w+)\.(size|numel|stride)\((\d*)\)", atom_text, text)
-    except KeyError:
+def _shape_function_expression(expression, op, atoms):
+    """The shape function's C++ for a recovered expression (sympy over fitting.atom_symbol()s)
+    of inputs' extents, element counts and strides and int attributes (`floor_div(X.stride(0),
+    num_groups)` -> `ap::floor_div(X[1] * X[2] * X[3], num_groups)`); "" where it reads
+    anything else (an output, a float)."""
+    shape_atoms, names = {}, {}
+    for tensor in op.tensors:
+        extents = []
+        while f"{tensor.name}.size({len(extents)})" in atoms:
+            extent = sympy.Symbol(f"{tensor.name}[{len(extents)}]", integer=True)
+            names[extent] = f"{tensor.name}[{len(extents)}]"
+            extents.append(extent)
+        for axis, extent in enumerate(extents):
+            shape_atoms[atom_symbol(f"{tensor.name}.size({axis})")] = extent
+            shape_atoms[atom_symbol(f"{tensor.name}.stride({axis})")] = sympy.Mul(
+                *extents[axis + 1:])
+        shape_atoms[atom_symbol(f"{tensor.name}.numel()")] = sympy.Mul(*extents)
+    for argument in op.arguments:
+        elements = [argument.name] if argument.kind == "int" and not argument.optional else []
+        while argument.kind == "int[]" and f"{argument.name}[{len(elements)}]" in atoms:
+            elements.append(f"{argument.name}[{len(elements)}]")
+        for element in elements:
+            attribute = sympy.Symbol(element, integer=True)
+            names[attribute] = element
+            shape_atoms[atom_symbol(element)] = attribute
+    if not expression.free_symbols <= set(shape_atoms):
         return ""
-    for pattern, replacement in _LAUNCHER_TO_SHAPE:
-        result = pattern.sub(replacement, result)
-    for word in re.findall(r"\b([A-Za-z_]\w*)\b(?!\s*\()(?!\[)", result):
-        if word not in inputs and word not in integers and word != "ap":
-            return ""
-    return result
+    try:
+        return DimTranslator(names).dim(expression.xreplace(shape_atoms))
+    except TranslationError:
+        return ""
 
 
 def _family_fits_samples(op, varying, sizes, plain, context):

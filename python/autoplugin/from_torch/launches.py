@@ -17,7 +17,7 @@ import torch
 from . import families, fitting, kernel_variants
 from .errors import GenerationError, UnrecoveredConstexpr
 from .host import sample_points
-from .pointers import (copied_outputs, fit_naming_op, kernels_do_the_writing, recover_pointer,
+from .pointers import (copied_outputs, kernels_do_the_writing, naming_op, recover_pointer,
                        scratch_buffers, zeroed_outputs)
 from .probes import (DTYPES, Prober, checked_run, edge_points, family_same_for_every_dtype,
                      note_host_allocations, other_dtypes_at, plugin_outputs,
@@ -157,15 +157,21 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
         annotated = annotation_types.get(name, "")
         if triton_type in ("i32", "i64") and annotated in ("i32", "i64"):
             triton_type = annotated
-        cpp = fit_naming_op(op, values, fit_envs, check_envs, context, triton_type,
-                   [c for c in (plain_value(first.arguments[n]) for n in constexprs)
-                    if isinstance(c, int) and not isinstance(c, bool)])
+        constants = [c for c in (plain_value(first.arguments[n]) for n in constexprs)
+                     if isinstance(c, int) and not isinstance(c, bool)]
+        expression = None
+        if triton_type in ("i32", "i64"):
+            cpp, expression = naming_op(op, fitting.fit_integer, values, fit_envs, check_envs,
+                                        context, constants)
+        else:
+            cpp = naming_op(op, fitting.fit, values, fit_envs, check_envs, context, triton_type)
         if cpp == "1" and triton_type in ("i32", "i64") and _specialized_on_one(kernel, name):
             # Triton's JIT compiles an integer that is 1 as the constant 1 (a contiguous
             # tensor's last stride): the kernel then vectorizes its accesses; so does ours.
             arguments.append(RecoveredArgument(name, "constexpr", constexpr="1"))
             continue
-        arguments.append(RecoveredArgument(name, "scalar", cpp=cpp, triton_type=triton_type))
+        arguments.append(RecoveredArgument(name, "scalar", cpp=cpp, triton_type=triton_type,
+                                           expression=expression))
     for position_in_arguments, name, context in following:
         arguments[position_in_arguments] = add_varying(name, context)
     order = list(first.arguments)  # the signature's, as the variants' select() takes them
@@ -185,8 +191,8 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
         context = f"grid axis {axis} of kernel '{kernel_name}' ({first.where}: {first.line})"
         try:
             tiles = _grid_of_variant_tiles(recorded, values, envs, family) if stepped else ""
-            grid.append(tiles or fit_naming_op(op, values, fit_envs, check_envs, context, "i64",
-                                      block_sizes))
+            grid.append(tiles or naming_op(op, fitting.fit, values, fit_envs, check_envs,
+                                           context, "i64", block_sizes))
         except GenerationError as refusal:
             tiles = _grid_of_variant_tiles(recorded, values, envs, family)
             grid.append(tiles or _grid_capped_per_variant(recorded, values, envs, family, probe,
@@ -275,7 +281,7 @@ def _grid_of_variant_tiles(recorded, values, envs, family):
         tiles = [plain_value(r.arguments[varying.name]) for r in recorded]
         if not all(isinstance(t, int) and not isinstance(t, bool) and t > 0 for t in tiles):
             continue
-        for text, function in fitting.candidates(envs, ()):
+        for text, function, _ in fitting.candidates(envs, ()):
             try:
                 if all(-(-fitting.integral_value(function(env)) // tile) == value
                        for env, tile, value in zip(envs, tiles, values)):
@@ -296,7 +302,7 @@ def _grid_capped_per_variant(recorded, values, envs, family, probe, axis, consta
     variants = [plain_value(r.arguments[powers.name]) for r in recorded]
     kept = [(env, value, variant) for env, value, variant in zip(envs, values, variants)
             if str(variant) in powers.values]
-    for text, function in fitting.candidates([env for env, _, _ in kept], constants):
+    for text, function, _ in fitting.candidates([env for env, _, _ in kept], constants):
         try:
             sizes = [fitting.integral_value(function(env)) for env, _, _ in kept]
         except (KeyError, TypeError, ZeroDivisionError):
@@ -360,8 +366,12 @@ def _run_time_constexpr(op, name, first, values, fit_envs, check_envs, context, 
         plain = [float(v) for v in plain]
     else:
         raise refusal
+    expression = None
     try:
-        cpp = fitting.fit(plain, fit_envs, check_envs, context, triton_type)
+        if triton_type == "fp32":
+            cpp = fitting.fit(plain, fit_envs, check_envs, context, triton_type)
+        else:
+            cpp, expression = fitting.fit_integer(plain, fit_envs, check_envs, context)
     except GenerationError:
         raise refusal from None
     # Tried at the example's sizes: a sampled extent of 1 may leave another constexpr at a
@@ -376,7 +386,8 @@ def _run_time_constexpr(op, name, first, values, fit_envs, check_envs, context, 
               f"every {what} ({cpp}); it is compiled as a run-time {triton_type} argument, which "
               "the kernel only computes with, and compiled in for the value each example gives "
               "it (SPECIALIZE_VALUES: give examples of the values you deploy)")
-    return RecoveredArgument(name, "scalar", cpp=cpp, triton_type=triton_type)
+    return RecoveredArgument(name, "scalar", cpp=cpp, triton_type=triton_type,
+                             expression=expression)
 
 
 # Launch options a kernel compiled ahead of time takes at these values, whoever passes them.

@@ -103,10 +103,10 @@ def zeroed_outputs(op, run):
             and run.made.get(storage_key(tensor), ("",))[0] in ZERO_ALLOCATIONS]
 
 
-def fit_naming_op(op, *args):
-    """fitting.fit, its refusal naming the op."""
+def naming_op(op, function, *args):
+    """function(*args) (a fitting), its refusal naming the op."""
     try:
-        return fitting.fit(*args)
+        return function(*args)
     except GenerationError as error:
         raise error.naming(f"op '{op.qualname}': ") from None
 
@@ -136,12 +136,13 @@ def scratch_buffers(op, runs, envs, samples, dtype_runs):
         made = [run.made[order[index]] for run, order in zip(runs, orders)]
         function, where, line, _ = made[0]
         context = f"the scratch buffer the host code allocates at {where} ({line})"
-        numel = fit_naming_op(op, [m[3].numel() for m in made], envs[:samples], envs[samples:],
-                     f"the element count of {context}", "i64")
+        numel, expression = naming_op(op, fitting.fit_integer, [m[3].numel() for m in made],
+                                      envs[:samples], envs[samples:],
+                                      f"the element count of {context}")
         element_bytes = max(dtype_runs[d].made[dtype_orders[d][index]][3].element_size()
                             for d in dtype_runs)
-        buffers[index] = (ScratchBuffer(numel, element_bytes, function in ZERO_ALLOCATIONS,
-                                        where, line),
+        buffers[index] = (ScratchBuffer(numel, expression, element_bytes,
+                                        function in ZERO_ALLOCATIONS, where, line),
                           [order[index] for order in orders])
     return buffers
 
@@ -191,9 +192,9 @@ def recover_pointer(op, name, context, position, recorded, runs, dtype_runs, scr
     if any(offsets):
         # A view partway into the tensor (`a, b = x.chunk(2, dim=-1)`): its start is an
         # expression of the sizes, as its strides are.
-        offset = fit_naming_op(op, offsets, fit_envs, check_envs,
-                      f"the start of {context} (a view, in elements from its tensor's start)",
-                      "i64", [])
+        offset = naming_op(op, fitting.fit, offsets, fit_envs, check_envs,
+                           f"the start of {context} (a view, in elements from its tensor's start)",
+                           "i64", [])
     return RecoveredArgument(name, kind, cpp=cpp, pointer_types=pointer_types, offset=offset,
                              tensor_types=tensor_types)
 

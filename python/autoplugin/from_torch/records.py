@@ -31,7 +31,10 @@ class RecoveredArgument:
     constexpr: str = ""
     constexpr_by_dtype: dict = field(default_factory=dict)  # dtype -> value, where they differ
     offset: str = ""  # pointers to a view partway into a tensor: C++ elements from its start
-    tensor_types: dict = field(default_factory=dict)  # dtype -> the tensor's own "*fp32" (where
+    expression: object = None  # integer scalars: the value, sympy over fitting.atom_symbol()s
+    # dtype -> the tensor's own "*fp32" (pointer_types differs where the kernel reads a view
+    # of it in another dtype, `x.view(torch.int32)`)
+    tensor_types: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -72,6 +75,7 @@ class RecoveredLaunch:
 class ScratchBuffer:
     """A buffer the host code allocates and a kernel uses: a slice of the plugin's workspace."""
     numel: str  # C++ expression of the launcher's shapes and attributes
+    numel_expression: object  # the same, sympy over fitting.atom_symbol()s
     element_bytes: int  # the largest over the generated dtypes
     zeroed: bool  # allocated with zeros: the launcher clears it before the first launch
     where: str
