@@ -94,8 +94,8 @@ class FamilyRequirementsTest(unittest.TestCase):
 
         # an autotuned kernel's configs, each with its own tile: every tactic takes the sizes
         found = requirements([launch(8192, 8), launch(256, 256), launch(1024, 64)])
-        self.assertEqual(found, [("cache[2] <= 256",
-                                  "cache[2] <= 256: kernel 'conv' (conv.py:20): a block of 256 x BW")])
+        self.assertEqual(found, [(
+            "cache[2] <= 256", "cache[2] <= 256: kernel 'conv' (conv.py:20): a block of 256 x BW")])
 
 
 if __name__ == "__main__":

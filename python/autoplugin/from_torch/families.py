@@ -46,7 +46,8 @@ class VaryingConstexpr:
 @dataclass
 class Family:
     varying: list  # VaryingConstexpr
-    options: dict = field(default_factory=dict)  # value of the power-of-two constexpr -> (warps, stages)
+    # the power-of-two constexpr's value -> (warps, stages)
+    options: dict = field(default_factory=dict)
 
     def variants(self, num_warps, num_stages):
         """VARIANTS entries: one per value of the power-of-two constexpr (its warps and stages),
