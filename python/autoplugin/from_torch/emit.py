@@ -14,7 +14,7 @@ import sympy
 from . import autotune, families
 from .cases import cases
 from .errors import GenerationError
-from .fitting import atom_symbol, output_name
+from .fitting import atom_expressions, output_name
 from .kernel_builds import cmake_lists, kernel_target, needs_cuda_runtime, ship_artefacts
 from .kernel_source import kernel_file_text
 from .points import allowed_values, set_text
@@ -209,12 +209,7 @@ def _atoms_traced(op, traced):
     shapes = {name: [axes[axis] for axis in sorted(axes)] for name, axes in extents.items()}
     shapes.update({output_name(op, index): list(shape)
                    for index, shape in enumerate(traced.outputs)})
-    for name, shape in shapes.items():
-        for axis, extent in enumerate(shape):
-            atoms[f"{name}.size({axis})"] = extent
-            atoms[f"{name}.stride({axis})"] = sympy.Mul(*shape[axis + 1:])
-        atoms[f"{name}.numel()"] = sympy.Mul(*shape)
-    return {atom_symbol(name): sympy.sympify(value) for name, value in atoms.items()}
+    return atom_expressions(shapes, atoms)
 
 
 def _traced_expression(op, traced, expression, what):

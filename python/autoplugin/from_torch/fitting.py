@@ -78,6 +78,20 @@ def atom_symbol(name):
     return sympy.Symbol(name, integer=True)
 
 
+def atom_expressions(shapes, attributes):
+    """{atom_symbol(): its sympy value} for tensors of these extents (`shapes`: name -> sympy
+    extents; each one's sizes, strides and element count, as a launcher reads a contiguous
+    tensor) and `attributes` (atom name -> sympy value): what a recovered expression is over,
+    as a function of other symbols."""
+    atoms = dict(attributes)
+    for name, shape in shapes.items():
+        for axis, extent in enumerate(shape):
+            atoms[f"{name}.size({axis})"] = extent
+            atoms[f"{name}.stride({axis})"] = sympy.Mul(*shape[axis + 1:])
+        atoms[f"{name}.numel()"] = sympy.Mul(*shape)
+    return {atom_symbol(name): sympy.sympify(value) for name, value in atoms.items()}
+
+
 def atom_kind(symbol):
     """What an atom_symbol() reads: "size", "numel" or "stride" of a tensor (an input or an
     output), else "attribute" (an attribute or an element of one)."""

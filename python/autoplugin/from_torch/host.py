@@ -21,7 +21,7 @@ import triton
 from . import autotune, layout_copy
 from .errors import GenerationError
 from .fake_cuda import MAX_SHARED_MEMORY, cuda_patched
-from .points import holds, point_values, satisfy, tie, tied_extents
+from .points import holds, point_like, point_values, satisfy, tie, tied_extents
 from .records import RecordedLaunch, input_dtype, launch_site, shape_numel
 
 
@@ -521,38 +521,32 @@ def sample_points(op, example, requires, symbols, count, rng, long_axes=False):
     if long_axes:
         targets = [(a.name, axis) for a in op.tensors if example[a.name] is not None
                    for axis in range(len(example[a.name]))]
+    def sample(argument, value, target):
+        if argument.kind == "Tensor":
+            if target is None:
+                return [rng.randint(1, 16) if rng.random() < 0.5 else
+                        int(round(2 ** rng.uniform(0, 10))) for _ in value]
+            return [rng.randint(1000, 5000) if (argument.name, axis) == target
+                    else rng.randint(1, 4) for axis in range(len(value))]
+        if argument.kind == "int":
+            return _sample_int(rng, value, 1024)
+        if argument.kind == "int[]":
+            return [_sample_int(rng, v, 1024) for v in value]
+        if argument.kind == "float":
+            return _sample_float(rng, value)
+        if argument.kind == "float[]":
+            return [_sample_float(rng, v) for v in value]
+        if argument.kind == "bool":
+            return rng.random() < 0.5
+        if argument.kind == "bool[]":
+            return [rng.random() < 0.5 for _ in value]
+        return value
+
     points = []
     for target in targets:
         for _ in range(2000):
-            point = {}
-            for argument in op.arguments:
-                value = example[argument.name]
-                if value is None and argument.optional:
-                    point[argument.name] = None
-                elif argument.kind == "Tensor":
-                    if target is None:
-                        shape = [rng.randint(1, 16) if rng.random() < 0.5 else
-                                 int(round(2 ** rng.uniform(0, 10))) for _ in value]
-                    else:
-                        shape = [rng.randint(1000, 5000) if (argument.name, axis) == target
-                                 else rng.randint(1, 4) for axis in range(len(value))]
-                    point[argument.name] = shape
-                elif argument.structural:
-                    point[argument.name] = value
-                elif argument.kind == "int":
-                    point[argument.name] = _sample_int(rng, value, 1024)
-                elif argument.kind == "int[]":
-                    point[argument.name] = [_sample_int(rng, v, 1024) for v in value]
-                elif argument.kind == "float":
-                    point[argument.name] = _sample_float(rng, value)
-                elif argument.kind == "float[]":
-                    point[argument.name] = [_sample_float(rng, v) for v in value]
-                elif argument.kind == "bool":
-                    point[argument.name] = rng.random() < 0.5
-                elif argument.kind == "bool[]":
-                    point[argument.name] = [rng.random() < 0.5 for _ in value]
-                else:
-                    point[argument.name] = value
+            point = point_like(op, example,
+                               lambda argument, value, t=target: sample(argument, value, t))
             satisfy(tie(point, ties, keep=target), requires, symbols, keep=target)
             if (point_elements(op, point) <= MAX_SAMPLE_ELEMENTS and
                     broken_requirement(requires, symbols, point) is None):

@@ -19,7 +19,7 @@ import sympy
 from .errors import UNRECOVERED, GenerationError
 from .families import (VARYING, Family, OutsideRequirements, VaryingConstexpr, is_power,
                        next_power_of_2, shape_function_text)
-from .fitting import atom_symbol, candidates as expression_candidates, describe_environment
+from .fitting import atom_expressions, candidates as expression_candidates, describe_environment
 from .points import allowed_values, set_text
 from .records import RecoveredArgument, constexpr_text, plain_value
 from .step_families import steps_of_a_size
@@ -362,26 +362,21 @@ def _shape_function_expression(expression, op, atoms):
     of inputs' extents, element counts and strides and int attributes (`floor_div(X.stride(0),
     num_groups)` -> `ap::floor_div(X[1] * X[2] * X[3], num_groups)`); "" where it reads
     anything else (an output, a float)."""
-    shape_atoms, names = {}, {}
+    shapes, attributes, names = {}, {}, {}
     for tensor in op.tensors:
-        extents = []
-        while f"{tensor.name}.size({len(extents)})" in atoms:
-            extent = sympy.Symbol(f"{tensor.name}[{len(extents)}]", integer=True)
-            names[extent] = f"{tensor.name}[{len(extents)}]"
-            extents.append(extent)
-        for axis, extent in enumerate(extents):
-            shape_atoms[atom_symbol(f"{tensor.name}.size({axis})")] = extent
-            shape_atoms[atom_symbol(f"{tensor.name}.stride({axis})")] = sympy.Mul(
-                *extents[axis + 1:])
-        shape_atoms[atom_symbol(f"{tensor.name}.numel()")] = sympy.Mul(*extents)
+        shapes[tensor.name] = []
+        while f"{tensor.name}.size({len(shapes[tensor.name])})" in atoms:
+            text = f"{tensor.name}[{len(shapes[tensor.name])}]"
+            shapes[tensor.name].append(sympy.Symbol(text, integer=True))
+            names[shapes[tensor.name][-1]] = text
     for argument in op.arguments:
         elements = [argument.name] if argument.kind == "int" and not argument.optional else []
         while argument.kind == "int[]" and f"{argument.name}[{len(elements)}]" in atoms:
             elements.append(f"{argument.name}[{len(elements)}]")
         for element in elements:
-            attribute = sympy.Symbol(element, integer=True)
-            names[attribute] = element
-            shape_atoms[atom_symbol(element)] = attribute
+            attributes[element] = sympy.Symbol(element, integer=True)
+            names[attributes[element]] = element
+    shape_atoms = atom_expressions(shapes, attributes)
     if not expression.free_symbols <= set(shape_atoms):
         return ""
     try:

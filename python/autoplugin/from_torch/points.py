@@ -243,26 +243,36 @@ def allowed_values(relation):
     return symbol, sorted(values)
 
 
-def sample_point(op, example, rng):
+def point_like(op, example, sample):
+    """A point with the example's absent optional arguments and structural values, and
+    `sample(argument, the example's value)` for each other argument, in the op's order."""
     point = {}
     for argument in op.arguments:
         value = example[argument.name]
         if value is None and argument.optional:
             point[argument.name] = None
-        elif argument.kind == "Tensor":
-            point[argument.name] = [rng.choice([0, 1]) if rng.random() < 0.1 else rng.randint(2, 30)
-                                     for _ in value]
-        elif argument.structural:
+        elif argument.structural and argument.kind != "Tensor":
             point[argument.name] = value
-        elif argument.kind == "int":
-            point[argument.name] = rng.randint(-3, 2 * abs(value) + 4)
-        elif argument.kind == "int[]":
-            point[argument.name] = [rng.randint(-3, 2 * abs(v) + 4) for v in value]
-        elif argument.kind == "bool":
-            point[argument.name] = rng.random() < 0.5
         else:
-            point[argument.name] = value
+            point[argument.name] = sample(argument, value)
     return point
+
+
+def sample_point(op, example, rng):
+    """A point near the example to check a traced shape on: extents 0 to 30, int attributes
+    from -3 to about twice the example's."""
+    def sample(argument, value):
+        if argument.kind == "Tensor":
+            return [rng.choice([0, 1]) if rng.random() < 0.1 else rng.randint(2, 30)
+                    for _ in value]
+        if argument.kind == "int":
+            return rng.randint(-3, 2 * abs(value) + 4)
+        if argument.kind == "int[]":
+            return [rng.randint(-3, 2 * abs(v) + 4) for v in value]
+        if argument.kind == "bool":
+            return rng.random() < 0.5
+        return value
+    return point_like(op, example, sample)
 
 
 def _solution(relation, unknown, known, ref, current):
