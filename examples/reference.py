@@ -3,8 +3,8 @@
 Usage: python3 examples/reference.py DIR
        python3 examples/reference.py --serve SOCKET   (every case of a run: tools/reference_server.py)
 DIR holds case.json (op, attributes, shape_inputs, inputs (null for an absent one), outputs) and
-input<k>.npy; this writes the outputs it lists. bfloat16 travels as uint16 bits (NumPy has no bfloat16). Runs on the GPU
-when there is one.
+input<k>.npy; this writes the outputs it lists. bfloat16 travels as uint16 bits, float8_e4m3fn as
+uint8 (NumPy has neither). Runs on the GPU when there is one.
 """
 import json
 import os
@@ -15,21 +15,27 @@ import torch
 import torch.nn.functional as F
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
-          "int8": torch.int8, "int32": torch.int32, "int64": torch.int64}
+          "int8": torch.int8, "int32": torch.int32, "int64": torch.int64,
+          "float8_e4m3fn": torch.float8_e4m3fn}
+# NumPy has no bfloat16 or float8: they travel as their bits (stored as, read as, PyTorch's).
+BITS = {"bfloat16": (np.uint16, np.int16, torch.int16),
+        "float8_e4m3fn": (np.uint8, np.uint8, torch.uint8)}
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def load(path, dtype):
     array = np.load(path)
-    if dtype == "bfloat16":
-        return torch.from_numpy(array.astype(np.uint16).view(np.int16)).view(torch.bfloat16).to(DEVICE)
+    if dtype in BITS:
+        stored, signed, _ = BITS[dtype]
+        return torch.from_numpy(array.astype(stored).view(signed)).view(DTYPES[dtype]).to(DEVICE)
     return torch.from_numpy(array).to(DEVICE)
 
 
 def save(path, tensor, dtype):
     tensor = tensor.to(DTYPES[dtype]).contiguous().cpu()
-    if dtype == "bfloat16":
-        np.save(path, tensor.view(torch.int16).numpy().view(np.uint16))
+    if dtype in BITS:
+        stored, _, carrier = BITS[dtype]
+        np.save(path, tensor.view(carrier).numpy().view(stored))
     else:
         np.save(path, tensor.numpy())
 

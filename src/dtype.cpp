@@ -2,6 +2,8 @@
 
 #include <array>
 #include <bit>
+#include <cmath>
+#include <limits>
 #include <utility>
 
 namespace autoplugin {
@@ -128,6 +130,37 @@ std::uint16_t float_to_half(float value) noexcept {
   }
   // Normal: rebias the exponent; a rounding carry correctly bumps the exponent.
   return static_cast<std::uint16_t>(sign | round_bits(magnitude - 0x38000000u, 13));
+}
+
+float float8_e4m3_to_float(std::uint8_t bits) noexcept {
+  const float sign = (bits & 0x80u) != 0 ? -1.0f : 1.0f;
+  const int exponent = (bits >> 3) & 0xF;
+  const int mantissa = bits & 0x7;
+  if (exponent == 0xF && mantissa == 0x7) return std::numeric_limits<float>::quiet_NaN();
+  if (exponent == 0) return sign * std::ldexp(static_cast<float>(mantissa), -9);  // subnormal
+  return sign * std::ldexp(1.0f + static_cast<float>(mantissa) / 8.0f, exponent - 7);
+}
+
+std::uint8_t float_to_float8_e4m3(float value) noexcept {
+  constexpr std::uint8_t kLargest = 0x7E;  // 448
+  if (std::isnan(value)) return 0x7F;
+  const std::uint8_t sign = std::signbit(value) ? 0x80u : 0x00u;
+  const float magnitude = std::fabs(value);
+  if (magnitude < std::ldexp(1.0f, -6)) {
+    // Subnormal: units of 2^-9, rounded to nearest even; 8 of them is the smallest normal's bits.
+    return static_cast<std::uint8_t>(
+        sign | static_cast<std::uint8_t>(std::nearbyint(std::ldexp(magnitude, 9))));
+  }
+  int exponent = 0;
+  const float fraction = std::frexp(magnitude, &exponent);  // magnitude = fraction * 2^exponent
+  int mantissa = static_cast<int>(std::nearbyint((2.0f * fraction - 1.0f) * 8.0f));
+  int biased = exponent - 1 + 7;
+  if (mantissa == 8) {
+    mantissa = 0;
+    ++biased;
+  }
+  if (biased > 0xF || (biased == 0xF && mantissa == 0x7)) return sign | kLargest;
+  return static_cast<std::uint8_t>(sign | (biased << 3) | mantissa);
 }
 
 std::string_view format_name(Format format) noexcept {

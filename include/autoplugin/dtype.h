@@ -11,6 +11,10 @@
 #include <cuda_fp16.h>
 #define AUTOPLUGIN_HAS_CUDA_TYPES 1
 #endif
+#if defined(AUTOPLUGIN_HAS_CUDA_TYPES) && __has_include(<cuda_fp8.h>)
+#include <cuda_fp8.h>
+#define AUTOPLUGIN_HAS_CUDA_FP8 1
+#endif
 
 namespace autoplugin {
 
@@ -43,6 +47,11 @@ float half_to_float(std::uint16_t bits) noexcept;
 float bfloat16_to_float(std::uint16_t bits) noexcept;
 std::uint16_t float_to_half(float value) noexcept;
 std::uint16_t float_to_bfloat16(float value) noexcept;
+// float8 e4m3fn (PyTorch's float8_e4m3fn, TensorRT's kFP8): no infinities, 0x7F/0xFF are NaN;
+// a float past its largest finite value (448) saturates to it, as PyTorch's conversion does not
+// (it gives NaN): so random inputs stay finite.
+float float8_e4m3_to_float(std::uint8_t bits) noexcept;
+std::uint8_t float_to_float8_e4m3(float value) noexcept;
 
 // Memory layouts. Linear is the default; others must be declared by the op.
 enum class Format : std::uint8_t { Linear, HWC, CHW4, CHW32, HWC8 };
@@ -54,6 +63,9 @@ struct half_storage {
 };
 struct bfloat16_storage {
   std::uint16_t bits;
+};
+struct float8_e4m3_storage {
+  std::uint8_t bits;
 };
 
 template <typename T>
@@ -70,6 +82,10 @@ struct dtype_of<half_storage> {
 template <>
 struct dtype_of<bfloat16_storage> {
   static constexpr DType value = DType::BFloat16;
+};
+template <>
+struct dtype_of<float8_e4m3_storage> {
+  static constexpr DType value = DType::Float8E4M3;
 };
 template <>
 struct dtype_of<std::int8_t> {
@@ -99,6 +115,12 @@ struct dtype_of<__half> {
 template <>
 struct dtype_of<__nv_bfloat16> {
   static constexpr DType value = DType::BFloat16;
+};
+#endif
+#ifdef AUTOPLUGIN_HAS_CUDA_FP8
+template <>
+struct dtype_of<__nv_fp8_e4m3> {
+  static constexpr DType value = DType::Float8E4M3;
 };
 #endif
 

@@ -24,6 +24,7 @@ DTYPE_NAMES = {
     "torch.float32": "float32", "torch.float": "float32", "torch.float16": "float16",
     "torch.half": "float16", "torch.bfloat16": "bfloat16", "torch.int8": "int8",
     "torch.int32": "int32", "torch.int": "int32", "torch.int64": "int64", "torch.long": "int64",
+    "torch.float8_e4m3fn": "float8_e4m3fn",
 }
 
 
@@ -59,7 +60,7 @@ def dtype_name(value: Any) -> str:
     if text in DTYPE_NAMES.values():
         return text
     raise ValueError(f"dtype {text} has no autoplugin equivalent "
-                     f"(float32, float16, bfloat16, int8, int32, int64)")
+                     f"(float32, float16, bfloat16, int8, int32, int64, float8_e4m3fn)")
 
 
 def _pack(field_type: str, values: List[Any], where: str) -> bytes:

@@ -9,13 +9,14 @@
 namespace autoplugin::torch_adapter {
 namespace {
 
-constexpr std::array<std::pair<DType, c10::ScalarType>, 6> kScalarTypes = {{
+constexpr std::array<std::pair<DType, c10::ScalarType>, 7> kScalarTypes = {{
     {DType::Float32, c10::ScalarType::Float},
     {DType::Float16, c10::ScalarType::Half},
     {DType::BFloat16, c10::ScalarType::BFloat16},
     {DType::Int8, c10::ScalarType::Char},
     {DType::Int32, c10::ScalarType::Int},
     {DType::Int64, c10::ScalarType::Long},
+    {DType::Float8E4M3, c10::ScalarType::Float8_e4m3fn},
 }};
 
 std::string who(const Op& op, const Argument& argument) {

@@ -216,6 +216,13 @@ TEST(OpBuild, OutputDtypeRulesFollowTheLaunchers) {
   EXPECT_EQ(fixed.output_dtype_rule(0).kind, ap::DTypeRule::Kind::Fixed);
   EXPECT_EQ(fixed.output_dtype_rule(0).dtype, ap::DType::Int64);
 
+  // A quantizer: float8 e4m3 (TensorRT's FP8) out of every float dtype.
+  auto fp8 = ap::Op::build(DECLARE("ex::op(Tensor x) -> Tensor", identity_shape,
+                                   convert_launcher<float, ap::float8_e4m3_storage>,
+                                   convert_launcher<ap::half_storage, ap::float8_e4m3_storage>));
+  EXPECT_EQ(fp8.output_dtype_rule(0).kind, ap::DTypeRule::Kind::Fixed);
+  EXPECT_EQ(fp8.output_dtype_rule(0).dtype, ap::DType::Float8E4M3);
+
   const std::string ambiguous = build_error(
       DECLARE("ex::op(Tensor x) -> Tensor", identity_shape, convert_launcher<float, std::int64_t>,
               convert_launcher<float, std::int32_t>, convert_launcher<ap::half_storage, float>));

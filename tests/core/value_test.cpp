@@ -64,4 +64,29 @@ TEST(Float16Test, RoundsToNearestEven) {
   EXPECT_EQ(ap::float_to_bfloat16(-2.0f), 0xC000);
 }
 
+TEST(Float8Test, EveryFloat8E4M3RoundTripsThroughFloat) {
+  for (std::uint32_t bits = 0; bits <= 0xFF; ++bits) {
+    const auto b = static_cast<std::uint8_t>(bits);
+    if ((b & 0x7F) == 0x7F) {
+      EXPECT_TRUE(std::isnan(ap::float8_e4m3_to_float(b))) << bits;
+    } else {
+      ASSERT_EQ(ap::float_to_float8_e4m3(ap::float8_e4m3_to_float(b)), b) << bits;
+    }
+  }
+}
+
+TEST(Float8Test, RoundsToNearestEvenAndSaturates) {
+  EXPECT_EQ(ap::float8_e4m3_to_float(0x38), 1.0f);
+  EXPECT_EQ(ap::float8_e4m3_to_float(0x7E), 448.0f);
+  EXPECT_EQ(ap::float8_e4m3_to_float(0x01), 1.0f / 512);        // smallest subnormal
+  EXPECT_EQ(ap::float_to_float8_e4m3(1.0f + 1.0f / 16), 0x38);  // tie: to even
+  EXPECT_EQ(ap::float_to_float8_e4m3(1.0f + 3.0f / 16), 0x3A);  // tie: to even
+  EXPECT_EQ(ap::float_to_float8_e4m3(-2.0f), 0xC0);
+  EXPECT_EQ(ap::float_to_float8_e4m3(1.0f / 1024), 0x00);   // tie below the smallest
+  EXPECT_EQ(ap::float_to_float8_e4m3(15.0f / 1024), 0x08);  // rounds up to a normal
+  EXPECT_EQ(ap::float_to_float8_e4m3(1000.0f), 0x7E);       // saturates
+  EXPECT_EQ(ap::float_to_float8_e4m3(-1e30f), 0xFE);
+  EXPECT_EQ(ap::float_to_float8_e4m3(std::nanf("")), 0x7F);
+}
+
 }  // namespace

@@ -338,6 +338,15 @@ class FamilyTest(VariantsGeneration):
         self.assertIn('SIGNATURE "*fp16, *i64, *fp16, i32"', cmake)
         self.assertEqual(cpp.count("ap::In<std::int64_t> labels,"), 2)  # in both launchers
 
+    def test_float8_tensors_of_the_op(self):
+        cpp, cmake = self.generate("from_torch_float8.py", "--dtypes", "float32,float16")
+        self.assertIn('SIGNATURE "*fp8e4nv, *fp16, *fp8e4nv, i32, constexpr"', cmake)
+        self.assertEqual(cpp.count("ap::In<__nv_fp8_e4m3> x,"), 2)
+        self.assertEqual(cpp.count("ap::Out<__nv_fp8_e4m3> out,"), 2)
+        # Drawn as floats (not as the 0 and 1 an integer input gets).
+        self.assertEqual(self.cases["fp16_static_2_1"]["inputs"][0],
+                         {"dtype": "float8_e4m3fn", "shape": [64, 256]})
+
     def test_a_constexpr_per_dtype(self):
         _, cmake = self.generate("from_torch_dtype_constexpr.py", "--dtypes",
                                  "float32,float16,bfloat16")

@@ -70,8 +70,9 @@ double HostTensor::at(std::size_t index) const {
     case DType::Int64:
       return static_cast<double>(load<std::int64_t>(p));
     case DType::UInt8:
-    case DType::Float8E4M3:
       return load<std::uint8_t>(p);
+    case DType::Float8E4M3:
+      return float8_e4m3_to_float(load<std::uint8_t>(p));
     case DType::Bool:
       return load<bool>(p) ? 1.0 : 0.0;
   }
@@ -116,8 +117,10 @@ HostTensor random_tensor(const InputSpec& spec, std::mt19937_64& rng) {
         store(p, static_cast<std::int64_t>(v));
         break;
       case DType::UInt8:
-      case DType::Float8E4M3:
         store(p, static_cast<std::uint8_t>(v));
+        break;
+      case DType::Float8E4M3:
+        store(p, float_to_float8_e4m3(static_cast<float>(v)));
         break;
       case DType::Bool:
         store(p, v != 0.0);

@@ -2,12 +2,14 @@
 example's shapes; a profile from half to twice them (extents a requirement ties changing
 together); where a kernel is a family of block sizes, the example grown until the family's
 largest variant runs; for a set of sizes the fake allows, the example at each size of the set."""
+import torch
+
 from . import families
 from .errors import GenerationError
 from .fitting import Environment, point_atoms
 from .points import (allowed_values, copy_point, evaluate_shapes, holds as requirement_holds,
                      point_values, tie, tied_extents)
-from .records import DTYPE_ELEMENT, DTYPE_SHORT, shape_numel
+from .records import DTYPE_SHORT, shape_numel
 
 
 def _case_value(argument, value):
@@ -126,7 +128,7 @@ def _set_points(op, structure, tensors):
 def _case_dtype(tensor, dtype):
     """A case input's dtype; an integer input of its own dtype gets values 0 and 1, which index
     any axis of two or more (labels, indices): widen `range` in cases.json for more."""
-    if tensor.dtype and tensor.dtype not in DTYPE_ELEMENT:
+    if tensor.dtype and not getattr(torch, tensor.dtype).is_floating_point:
         return {"dtype": tensor.dtype, "range": [0, 2]}
     return {"dtype": tensor.dtype or dtype}
 

@@ -293,7 +293,8 @@ def find_ops(path, wanted=None):
 
 # The dtypes an input may be given in an example (`labels=int64[2, 37]`): it then has that dtype
 # in every launcher, whatever --dtypes says.
-FIXED_DTYPES = ("int8", "int32", "int64", "uint8", "bool", "float32", "float16", "bfloat16")
+FIXED_DTYPES = ("int8", "int32", "int64", "uint8", "bool", "float32", "float16", "bfloat16",
+                "float8_e4m3fn")
 
 
 def parse_example(text):

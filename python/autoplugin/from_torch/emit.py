@@ -25,12 +25,13 @@ from .sympy_to_dim import DimTranslator
 CPP_ELEMENT = {"*fp32": "float", "*fp16": "__half", "*bf16": "__nv_bfloat16", "*fp64": "double",
                "*i8": "std::int8_t", "*i16": "std::int16_t", "*i32": "std::int32_t",
                "*i64": "std::int64_t", "*u8": "std::uint8_t",
-               "*fp8e4nv": "std::int8_t", "*fp8e5": "std::int8_t"}  # (float8: its bytes, as int8)
+               "*fp8e4nv": "__nv_fp8_e4m3", "*fp8e5": "__nv_fp8_e5m2"}
 # Each scratch buffer starts at a multiple of this many bytes of the workspace.
 SCRATCH_ALIGNMENT = 256
 # An input's own dtype (`labels=int64[...]` in an example).
 FIXED_ELEMENT = dict(DTYPE_ELEMENT, int8="std::int8_t", int32="std::int32_t",
-                     int64="std::int64_t", uint8="std::uint8_t", bool="bool")
+                     int64="std::int64_t", uint8="std::uint8_t", bool="bool",
+                     float8_e4m3fn="__nv_fp8_e4m3")
 ATTRIBUTE_TYPES = {"int": "std::int64_t", "float": "double", "bool": "bool",
                    "str": "std::string_view", "int[]": "std::span<const std::int64_t>",
                    "float[]": "std::span<const double>", "bool[]": "std::span<const bool>"}

@@ -13,8 +13,9 @@ from .records import RecoveredArgument, ScratchBuffer
 from .trials import TRITON_POINTER_TYPES
 
 
-# Dtypes a kernel may read a tensor as (a view), not the op's own: float8 bytes held as int8
-# (TensorRT plugins here have no float8 tensors), written through `x_q.view(torch.float8_e4m3fn)`.
+# Dtypes a kernel may read a tensor as (a view), not the op's own: float8 bytes held as int8,
+# written through `x_q.view(torch.float8_e5m2)`. A tensor of the op may be float8_e4m3fn itself
+# (TensorRT's FP8); e5m2 has no TensorRT dtype.
 VIEW_POINTER_TYPES = {torch.float8_e4m3fn: "fp8e4nv", torch.float8_e5m2: "fp8e5"}
 
 
@@ -214,10 +215,10 @@ def _pointer_type(op, context, kind, element, view=False):
         whose = "its output's dtype (the fake's)" if kind == "output" else "its dtype"
         raise GenerationError(
             f"op '{op.qualname}': {context}: {whose} is {element}, which from-torch does not "
-            "generate (float32, float16, bfloat16, float64, int8/16/32/64, uint8 and bool "
-            "are; uint8 and bool only inside the op): give that tensor one of these dtypes (e.g. "
-            "float8 bytes as int8 in the op's schema and its fake, the kernel given "
-            "`.view(torch.float8_e4m3fn)` of it)")
+            "generate (float32, float16, bfloat16, float8_e4m3fn, float64, int8/16/32/64, uint8 "
+            "and bool are; uint8 and bool only inside the op): give that tensor one of these "
+            "dtypes (e.g. float8_e5m2 bytes as int8 in the op's schema and its fake, the kernel "
+            "given `.view(torch.float8_e5m2)` of it)")
     return "*" + TRITON_POINTER_TYPES[element]
 
 

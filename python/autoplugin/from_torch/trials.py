@@ -15,7 +15,7 @@ from .records import plain_value
 TRITON_POINTER_TYPES = {
     torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16", torch.float64: "fp64",
     torch.int8: "i8", torch.int16: "i16", torch.int32: "i32", torch.int64: "i64",
-    torch.uint8: "u8", torch.bool: "i1",
+    torch.uint8: "u8", torch.bool: "i1", torch.float8_e4m3fn: "fp8e4nv",
 }
 
 

@@ -33,7 +33,8 @@ from from_torch_bench import kernel_ms, numpy_scalars_as_ints, profiled_ms  # no
 ROW_TIMEOUT_S = 180  # a row that hangs (a kernel that never ends) must not stop the others
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
           torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16",
-          torch.int8: "int8", torch.int32: "int32", torch.int64: "int64"}
+          torch.int8: "int8", torch.int32: "int32", torch.int64: "int64",
+          torch.float8_e4m3fn: "float8_e4m3fn"}
 
 
 def kernel_names(module):
