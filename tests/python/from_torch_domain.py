@@ -1,6 +1,8 @@
 """Host code whose fake states none of what it asserts, for the domain learner's unit tests
 (test_from_torch_domain.py): an axis attribute within the input's rank, a view as (rows, groups,
--1), a block size dividing the rows, a sequence no longer than the cos table, a multiple of 4,
+-1), a block size dividing the rows, both extents multiples of a fixed block (`tiles`: each
+learnt once, at 128, not also at a power of two below it), a sequence no longer than the cos
+table, a multiple of 4,
 any size at all, and a multiple of 3 (not learnt: a condition outside the learner's relations);
 and host code that launches another kernel past a size (`by_width`: rows of up to 512 one way,
 longer ones another; `by_either`: a condition on two sizes, one side of which always gives the
@@ -15,6 +17,7 @@ AUTOPLUGIN_EXAMPLES = [
     "test::pick_dim(x=[8, 64], dim=-1)",
     "test::grouped(x=[4, 64, 9], groups=8)",
     "test::block_quant(x=[16, 256], block=128)",
+    "test::tiles(w=[4096, 512])",
     "test::rotary(q=[2, 100, 64], cos=[4096, 64])",
     "test::aligned(x=[8, 64])",
     "test::any_size(x=[8, 64])",
@@ -71,6 +74,17 @@ def block_quant(x: torch.Tensor, block: int) -> torch.Tensor:
 @block_quant.register_fake
 def _(x, block):
     return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::tiles", mutates_args=())
+def tiles(w: torch.Tensor) -> torch.Tensor:
+    assert w.size(0) % 128 == 0 and w.size(1) % 128 == 0
+    return _copy(w)
+
+
+@tiles.register_fake
+def _(w):
+    return torch.empty_like(w)
 
 
 @torch.library.custom_op("test::rotary", mutates_args=())

@@ -103,6 +103,11 @@ class LearntRequirementsTest(unittest.TestCase):
         found, _ = learnt("test::block_quant")
         self.assertEqual(found, ["x.size(1) % block == 0"])
 
+    def test_each_multiple_once_and_not_one_another_implies(self):
+        found, notes = learnt("test::tiles")
+        self.assertEqual(sorted(found), ["w.size(0) % 128 == 0", "w.size(1) % 128 == 0"])
+        self.assertEqual(len(notes), 2, notes)
+
     def test_a_sequence_within_its_table(self):
         found, _ = learnt("test::rotary")
         self.assertIn("q.size(1) <= cos.size(0)", found)

@@ -12,8 +12,10 @@ input's rank, at least 0 or 1, or at most a power of two, a size a multiple of a
 at least 2, a run of an input's extents a multiple of a size or equal to one, and last an
 extent at most a power of two). It adds them the one that explains the most failures first,
 until every failing point breaks one, samples again inside them, and stops when a round of
-points all work; then drops each learnt requirement that points outside it show unneeded, and
-weakens each multiple-of-a-power-of-two to the smallest power the host code takes. What it learns becomes the plugin's `require`
+points all work; then drops each learnt requirement that points outside it show unneeded
+(or replaces it by a weaker candidate inside which they work), weakens each
+multiple-of-a-power-of-two to the smallest power the host code takes, and states a multiple
+another implies once. What it learns becomes the plugin's `require`
 (with the failure that taught it), and a note; where no candidate explains a failure it stops,
 and the refusal comes from the launch recovery as before, naming the host line.
 """
@@ -96,6 +98,7 @@ def _learn_domain(op, example, traced, dtype, arch, held, seed):
         return  # the example itself fails: the launch recovery says where
     rng = random.Random(seed)
     working = [point_values(symbols, example)]
+    failed = []  # the values of every failing point, for _drop_unneeded
     candidates = [c for c in _candidates(symbols, example, op)
                   if c.relation not in traced.requires and
                   sympy.Eq(c.relation.rhs, c.relation.lhs) not in held]
@@ -109,6 +112,7 @@ def _learn_domain(op, example, traced, dtype, arch, held, seed):
                 working.append(point_values(symbols, point))
             else:
                 failures.append((point, failure))
+                failed.append(point_values(symbols, point))
         if not failures:
             break
         candidates = [c for c in candidates if all(holds(c.relation, v) for v in working)]
@@ -133,8 +137,9 @@ def _learn_domain(op, example, traced, dtype, arch, held, seed):
         for relation in learnt:
             traced.requires.remove(relation)
         return
-    _drop_unneeded(op, example, traced, learnt, dtype, arch, rng)
+    _drop_unneeded(op, example, traced, learnt, candidates, (working, failed), dtype, arch, rng)
     _weaken_multiples(op, example, traced, learnt, dtype, arch, rng)
+    _drop_implied_multiples(traced, learnt)
     if traced.reasons is None:
         traced.reasons = {}
     for relation, (point, failure) in learnt.items():
@@ -324,10 +329,11 @@ def _outside(op, example, traced, relation, rng, count):
     return found[:count]
 
 
-def _drop_unneeded(op, example, traced, learnt, dtype, arch, rng):
+def _drop_unneeded(op, example, traced, learnt, candidates, seen, dtype, arch, rng):
     """Drops each learnt requirement that points outside it show the host code does not need
     (an earlier pick the later ones made redundant), and a cap on an attribute that a lower one
-    learnt later implies."""
+    learnt later implies; a requirement that stays may give way to a weaker one (_weaken).
+    `seen`: the values of the points that worked and failed while learning."""
     for relation in list(learnt):
         if isinstance(relation, sympy.Le) and any(
                 isinstance(other, sympy.Le) and other.lhs == relation.lhs and
@@ -336,10 +342,41 @@ def _drop_unneeded(op, example, traced, learnt, dtype, arch, rng):
             del learnt[relation]
     for relation in reversed(list(learnt)):
         outside = _outside(op, example, traced, relation, rng, UNNEEDED_AFTER)
-        if len(outside) >= UNNEEDED_AFTER and \
-                all(_failure(op, point, dtype, arch) is None for point in outside):
+        if len(outside) < UNNEEDED_AFTER:
+            continue
+        outcomes = [(point, _failure(op, point, dtype, arch)) for point in outside]
+        if all(failure is None for _, failure in outcomes):
             traced.requires.remove(relation)
             del learnt[relation]
+        else:
+            _weaken(op, example, traced, learnt, relation, candidates, seen, outcomes, dtype,
+                    arch, rng)
+
+
+def _weaken(op, example, traced, learnt, relation, candidates, seen, outcomes, dtype, arch, rng):
+    """Replaces `relation` (some points outside it fail: `outcomes`) by the simplest candidate
+    that holds at every point that worked, that every failure it alone explained breaks, and
+    inside which points outside `relation` all work: where the greedy pick took a relation
+    stronger than the host code needs (`w.size(0) % w.size(1) == 0`, which a [4096, 512]
+    example's powers of two keep true, for an `assert w.size(0) % 128 == 0`)."""
+    symbols = traced.symbols
+    index = traced.requires.index(relation)
+    others = traced.requires[:index] + traced.requires[index + 1:]
+    worked = seen[0] + [point_values(symbols, p) for p, failure in outcomes if failure is None]
+    failed = seen[1] + [point_values(symbols, p) for p, failure in outcomes if failure is not None]
+    explained = [values for values in failed if all(holds(r, values) for r in others)]
+    options = [c for c in candidates if c.relation not in traced.requires and
+               all(holds(c.relation, values) for values in worked) and
+               not any(holds(c.relation, values) for values in explained)]
+    for option in sorted(options, key=lambda c: c.simplicity):
+        traced.requires[index] = option.relation
+        # Points inside the option and the others, outside `relation` (no longer required).
+        outside = _outside(op, example, traced, relation, rng, UNNEEDED_AFTER)
+        if len(outside) >= UNNEEDED_AFTER and \
+                all(_failure(op, point, dtype, arch) is None for point in outside):
+            learnt[option.relation] = learnt.pop(relation)
+            return
+    traced.requires[index] = relation
 
 
 def _weaken_multiples(op, example, traced, learnt, dtype, arch, rng):
@@ -359,6 +396,24 @@ def _weaken_multiples(op, example, traced, learnt, dtype, arch, rng):
                 learnt[candidate] = learnt.pop(relation)
                 break
             traced.requires[index] = relation
+
+
+def _drop_implied_multiples(traced, learnt):
+    """Drops a learnt `s % p == 0` that another requirement `s % q == 0` implies (p divides q),
+    and a second copy of one: each multiple is weakened with the others in place, so one can
+    weaken down to what another already says (`% 2` beside `% 128`)."""
+    for relation in list(learnt):
+        modulus = _power_of_two_multiple(relation)
+        if modulus is None:
+            continue
+        while traced.requires.count(relation) > 1:
+            traced.requires.remove(relation)
+        others = [other for other in traced.requires if other != relation]
+        if any(_power_of_two_multiple(other) is not None and
+               other.lhs.args[0] == relation.lhs.args[0] and
+               _power_of_two_multiple(other) % modulus == 0 for other in others):
+            traced.requires.remove(relation)
+            del learnt[relation]
 
 
 def _power_of_two_multiple(relation):
