@@ -1,4 +1,5 @@
-"""Unit tests of from-torch's domain learner (python/autoplugin/from_torch/domain.py), in
+"""Unit tests of from-torch's domain learner (python/autoplugin/from_torch/domain.py and
+kernel_domain.py), in
 seconds: what host code asserts and its fake does not state becomes a requirement, and what no
 relation explains is left to the refusal; a constexpr no family recovers is held at the
 example's value by bounds on the sizes it follows. Needs torch and triton (no GPU)."""
@@ -15,7 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 import torch  # noqa: E402
 
-from autoplugin.from_torch import domain, pipeline, shapes  # noqa: E402
+from autoplugin.from_torch import domain, kernel_domain, pipeline, shapes  # noqa: E402
 from autoplugin.from_torch.discover import Argument, CustomOp, find_ops, parse_example  # noqa: E402
 
 MODULE = os.path.join(HERE, "from_torch_domain.py")
@@ -38,7 +39,7 @@ def learnt(qualname, learn=domain.learn_domain):
     before = list(traced.requires)
     learn(op, example, traced, torch.float32, 90)
     added = [r for r in traced.requires if r not in before]
-    return [domain._text(r, traced.symbols) for r in added], list(op.notes)
+    return [domain.relation_text(r, traced.symbols) for r in added], list(op.notes)
 
 
 def op_with(*arguments):
@@ -129,24 +130,24 @@ class LearntRequirementsTest(unittest.TestCase):
 
 class ExampleKernelsTest(unittest.TestCase):
     def test_the_side_of_a_threshold_the_example_is_on(self):
-        found, notes = learnt("test::by_width", domain.keep_to_example_kernels)
+        found, notes = learnt("test::by_width", kernel_domain.keep_to_example_kernels)
         self.assertEqual(found, ["x.size(1) <= 512"])
         self.assertIn("past it the host code launches copy_kernel instead of the example's "
                       "row_copy_kernel", notes[0])
 
     def test_one_side_of_a_condition_on_two_sizes(self):
         # `x.shape[-1] > 64 or x.shape[0] < 100`: past 64 columns, the example's kernel always.
-        found, notes = learnt("test::by_either", domain.keep_to_example_kernels)
+        found, notes = learnt("test::by_either", kernel_domain.keep_to_example_kernels)
         self.assertEqual(found, ["x.size(1) > 64"])
         self.assertIn("instead of the example's copy_kernel", notes[0])
 
     def test_nothing_where_no_threshold_rules_out_the_other_kernels(self):
-        self.assertEqual(learnt("test::by_thirds", domain.keep_to_example_kernels), ([], []))
+        self.assertEqual(learnt("test::by_thirds", kernel_domain.keep_to_example_kernels), ([], []))
 
 
 def held(qualname, kernel, name):
     """learnt() of hold_constexpr for constexpr `name` of the op's first launch (of `kernel`)."""
-    return learnt(qualname, lambda op, example, traced, dtype, arch: domain.hold_constexpr(
+    return learnt(qualname, lambda op, example, traced, dtype, arch: kernel_domain.hold_constexpr(
         op, example, traced, 0, kernel, name, dtype, arch))
 
 

@@ -26,6 +26,7 @@ FLOORS = [
     ["pointers"],  # the tensors a kernel receives: roles, scratch buffers, pointers and views
     ["launches"],  # the launches recovered
     ["domain"],  # the domain learnt from the host code's failures
+    ["kernel_domain"],  # the domain kept to the example's kernels and constexprs
     ["cases", "kernel_builds"],  # the project's cases; its kernels' CMake targets and artefacts
     ["emit"],  # the project written
     ["pipeline"],  # generation, from the examples to the projects

@@ -24,7 +24,6 @@ import random
 
 import sympy
 
-from .errors import GenerationError
 from .host import HostFailure, failure_location, run_body, sample_points
 from .points import copy_point, holds, point_values, satisfy, tie, tied_extents
 from .shapes import fake_outputs
@@ -73,7 +72,7 @@ def _extent_symbols(symbols):
 
 
 @contextlib.contextmanager
-def _assuming(traced, assumed):
+def assuming(traced, assumed):
     """`traced.requires` with `assumed` too, for the sampling and the probes inside."""
     added = [relation for relation in assumed if relation not in traced.requires]
     traced.requires.extend(added)
@@ -88,7 +87,7 @@ def learn_domain(op, example, traced, dtype, arch, assumed=(), seed=7):
     """Adds to `traced.requires` what the host code and the fake need beyond what the fake
     states and the `assumed` relations (held while learning, not added); notes each
     requirement learnt in `op.notes`."""
-    with _assuming(traced, assumed) as held:
+    with assuming(traced, assumed) as held:
         _learn_domain(op, example, traced, dtype, arch, held, seed)
 
 
@@ -143,10 +142,10 @@ def _learn_domain(op, example, traced, dtype, arch, held, seed):
     if traced.reasons is None:
         traced.reasons = {}
     for relation, (point, failure) in learnt.items():
-        text = _text(relation, symbols)
+        text = relation_text(relation, symbols)
         traced.reasons[relation] = failure.reason
         op.notes.append(f"requires {text}, which the fake implementation does not state: "
-                        f"without it {failure.text} (e.g. at {_shown(op, point)})")
+                        f"without it {failure.text} (e.g. at {shown(op, point)})")
 
 
 class _Failure:
@@ -172,7 +171,7 @@ def _failure(op, point, dtype, arch):
     return None
 
 
-def _shown(op, point):
+def shown(op, point):
     return ", ".join(f"{a.name}={point[a.name]}" for a in op.arguments
                      if a.kind == "Tensor" or not a.structural)
 
@@ -181,10 +180,10 @@ def _points(op, example, traced, rng, first):
     """Points inside the requirements: sampled, and the example with one extent or attribute
     moved (what is tied to it following), which tells which sizes move freely."""
     points = sample_points(op, example, traced.requires, traced.symbols, POINTS_PER_ROUND, rng)
-    return points + _moved_one_at_a_time(op, example, traced, first)
+    return points + moved_one_at_a_time(op, example, traced, first)
 
 
-def _moved_one_at_a_time(op, example, traced, first):
+def moved_one_at_a_time(op, example, traced, first):
     """The example with one extent or attribute moved: in the first round to several values
     (1, half, double, ...; an attribute also to 0 and below), after it to double."""
     points = []
@@ -196,13 +195,13 @@ def _moved_one_at_a_time(op, example, traced, first):
             if ref.kind == "attr":
                 moved |= {0, -1, -value}
         for new in sorted(moved - {value}):
-            point = _moved(op, example, traced, ref, new)
+            point = moved_point(op, example, traced, ref, new)
             if point is not None:
                 points.append(point)
     return points
 
 
-def _moved(op, example, traced, ref, value):
+def moved_point(op, example, traced, ref, value):
     """The example with the extent or attribute `ref` set to `value` (what is tied to it
     following, the other requirements made to hold), or None where that cannot be."""
     if ref.kind == "extent" and value < 1:
@@ -281,7 +280,7 @@ def _candidates(symbols, example, op):
                 found.append(_Candidate(sympy.Eq(sympy.Mod(a, power), 0), 4))
     # A view of a run of an input's extents as (rows, groups, -1): their product a multiple of
     # an extent or attribute, or equal to one.
-    for products, value in _runs_of_extents(symbols, example, op):
+    for products, value in runs_of_extents(symbols, example, op):
         for b, _, b_value in atoms:
             if b in products.free_symbols:
                 continue
@@ -295,7 +294,7 @@ def _candidates(symbols, example, op):
     return list(unique.values())
 
 
-def _runs_of_extents(symbols, example, op):
+def runs_of_extents(symbols, example, op):
     """(product, its value in the example) for each run of two or more adjacent extents of an
     input."""
     by_axis = _extent_symbols(symbols)
@@ -426,303 +425,10 @@ def _power_of_two_multiple(relation):
 RELATION_SIGNS = {sympy.Eq: "==", sympy.Le: "<=", sympy.Lt: "<", sympy.Ge: ">=", sympy.Gt: ">"}
 
 
-def _text(relation, symbols):
+def relation_text(relation, symbols):
     """`x.size(1)*x.size(2) % num_groups == 0`, as the host code reads the sizes."""
     renamed = {symbol: sympy.Symbol(ref.text()) for symbol, ref in symbols.items()}
     lhs, rhs = relation.lhs.xreplace(renamed), relation.rhs.xreplace(renamed)
     if isinstance(lhs, sympy.Mod):
         lhs = f"{lhs.args[0]} % {lhs.args[1]}"
     return f"{lhs} {RELATION_SIGNS[type(relation)]} {rhs}"
-
-
-# Points of other kernels a threshold is confirmed from, besides the example.
-CONFIRMING = 3
-# Powers of two a launch-sequence threshold is looked for at (`if D <= 512:`).
-THRESHOLDS = [1 << k for k in range(0, 23)]
-
-
-def keep_to_example_kernels(op, example, traced, dtype, arch, assumed=(), seed=11):
-    """Where the host code launches other kernels at some sizes (`if D <= 512:` one kernel, else
-    another), requires the side of a threshold the example is on, when one threshold on one
-    size (or a run of an input's extents) rules out every sampled point of the other kernels
-    (keeping the most of the example's) and the sizes on either side of it confirm it.
-    Returns whether it added one. The `assumed` relations are held while looking, not added."""
-    with _assuming(traced, assumed):
-        return _keep_to_example_kernels(op, example, traced, dtype, arch, seed)
-
-
-def _keep_to_example_kernels(op, example, traced, dtype, arch, seed):
-    symbols = traced.symbols
-    first = _kernels(op, example, dtype, arch)
-    if not symbols or first is None:
-        return False
-    rng = random.Random(seed)
-    points = sample_points(op, example, traced.requires, symbols, 2 * POINTS_PER_ROUND, rng)
-    points += _moved_one_at_a_time(op, example, traced, True)
-    same, other = [point_values(symbols, example)], []
-    for point in points:
-        kernels = _kernels(op, point, dtype, arch)
-        if kernels is not None:
-            (same if kernels == first else other).append((point_values(symbols, point), kernels, point))
-            if kernels == first:
-                same[-1] = same[-1][0]
-    if not other:
-        return False
-    others = [values for values, _, _ in other]
-    # Thresholds that rule out every point of other kernels, the one keeping the most points of
-    # the example's first: where a condition on two sizes chooses the kernels (`BLOCK > 256 or
-    # rows < 32768`), the side of one of them that always gives the example's.
-    separating = [(relation, size) for relation, size in _thresholds(symbols, example, op)
-                  if holds(relation, same[0]) and not any(holds(relation, v) for v in others)]
-    separating.sort(key=lambda found: -sum(holds(found[0], v) for v in same))
-    for relation, size in separating:
-        if not any(_confirmed(op, base, traced, relation, size, first, dtype, arch)
-                   for base in [example] + [point for _, _, point in other[:CONFIRMING]]):
-            continue
-        _, kernels, point = other[0]
-        traced.requires.append(relation)
-        if traced.reasons is None:
-            traced.reasons = {}
-        text = _text(relation, symbols)
-        traced.reasons[relation] = (f"the host code launches {_names(kernels)} instead of "
-                                    f"{_names(first)} past it")
-        op.notes.append(f"requires {text}: past it the host code launches {_names(kernels)} "
-                        f"instead of the example's {_names(first)} (e.g. at {_shown(op, point)});"
-                        " a plugin runs one launch sequence per structure")
-        return True
-    return False
-
-
-def _kernels(op, point, dtype, arch):
-    """The names of the kernels the host code launches at `point`, or None where it fails."""
-    if fake_outputs(op, point, dtype) is None:
-        return None
-    try:
-        run = run_body(op, point, dtype, arch)
-    except Exception:  # noqa: BLE001 - the launch recovery reports failures
-        return None
-    return [record.kernel.fn.__name__ for record in run.records]
-
-
-def _names(kernels):
-    return ", ".join(dict.fromkeys(kernels))
-
-
-def _thresholds(symbols, example, op):
-    """(relation, the size it bounds) for each power-of-two threshold on an extent, an int
-    attribute or a run of an input's extents that the example is on the near side of, size
-    before product."""
-    sizes = [(symbol, ref.value(example)) for symbol, ref in symbols.items()]
-    sizes += _runs_of_extents(symbols, example, op)
-    found = []
-    for size, value in sizes:
-        for threshold in THRESHOLDS:
-            if value <= threshold:
-                found.append((sympy.Le(size, threshold), size))
-            if value > threshold:
-                found.append((sympy.Gt(size, threshold), size))
-    return found
-
-
-def _confirmed(op, base, traced, relation, size, first, dtype, arch):
-    """Whether the point `base` (the example, or a point of other kernels: where a condition on
-    two sizes chooses them, only there does the threshold show) moved to the threshold launches
-    the example's kernels and moved past it launches others (for a run of extents, its first
-    extent moved)."""
-    threshold = int(relation.rhs)
-    symbol = next(iter(size.free_symbols)) if not size.is_Symbol else size
-    ref = traced.symbols[symbol]
-    rest = size.xreplace({symbol: 1}) if not size.is_Symbol else 1
-    rest = int(rest.xreplace(point_values(traced.symbols, base))) if rest != 1 else 1
-    inside = threshold if isinstance(relation, sympy.Le) else threshold + 1
-    outside = threshold + 1 if isinstance(relation, sympy.Le) else threshold
-    verdicts = []
-    for target in (inside, outside):
-        if target % rest:
-            return False
-        point = _moved(op, base, traced, ref, target // rest)
-        if point is None:
-            return False
-        verdicts.append(_kernels(op, point, dtype, arch))
-    return verdicts[0] == first and verdicts[1] is not None and verdicts[1] != first
-# How far a held constexpr's sizes are moved from the example looking for where it changes.
-HOLD_REACH = 1 << 24
-
-
-def hold_constexpr(op, example, traced, position, kernel, name, dtype, arch, assumed=(),
-                   seed=13):
-    """Where constexpr `name` of the host code's `position`-th launch (of `kernel`) takes values
-    no rule recovers (fla's `NB = cdiv(T, 65536)`, an autotune bucket; a filter width `W` the
-    kernel unrolls over), requires the sizes around the example where it keeps the example's
-    value, so that the kernel is compiled for that value: bounds on extents, int attributes or
-    runs of an input's extents, each found by moving that size from the example until the value
-    changes (an equality where any move changes it: a model's width), taken the one that rules
-    out the most sampled points of other values first until none is left, then confirmed on
-    points sampled inside them. Returns whether it added any (each noted in `op.notes`)."""
-    with _assuming(traced, assumed):
-        return _hold_constexpr(op, example, traced, (position, kernel, name), dtype, arch,
-                               random.Random(seed))
-
-
-def _hold_constexpr(op, example, traced, which, dtype, arch, rng):
-    symbols = traced.symbols
-    held = _constexpr_at(op, example, which, dtype, arch)
-    if held is None or not symbols:
-        return False
-    same, others = [], []
-    for point in sample_points(op, example, traced.requires, symbols, 2 * POINTS_PER_ROUND,
-                               rng) + _moved_one_at_a_time(op, example, traced, True):
-        value = _constexpr_at(op, point, which, dtype, arch)
-        if value is not None:
-            (same if value == held else others).append((point_values(symbols, point), value, point))
-    if not others:
-        return False
-    candidates, moving = _held_bounds(op, example, traced, which, held, dtype, arch)
-    # (in the trace's order, not the set's: a tie between tied extents, `cos[1]` and `sin[1]`,
-    # goes to the same one in every run)
-    candidates += [bound for bound in _separating_bounds(
-        {symbol: ref for symbol, ref in symbols.items() if symbol in moving}, example, same,
-        others)
-                   if bound[0] not in {relation for relation, _ in candidates}]
-    chosen, left = [], list(others)
-    while left:
-        scored = [(sum(not holds(r, v) for v, _, _ in left), -simplicity,
-                   sum(holds(r, v) for v, _, _ in same), -index)
-                  for index, (r, simplicity) in enumerate(candidates) if r not in chosen]
-        best = max(scored, default=(0,))
-        if best[0] == 0:
-            return False
-        relation = candidates[-best[3]][0]
-        chosen.append(relation)
-        left = [o for o in left if holds(relation, o[0])]
-    traced.requires.extend(chosen)
-    try:
-        inside = sample_points(op, example, traced.requires, symbols, 2 * POINTS_PER_ROUND, rng)
-    except GenerationError:
-        inside = None  # (too narrow to sample: held too tightly)
-    if inside is None or any(_constexpr_at(op, point, which, dtype, arch) not in (None, held)
-                             for point in inside):
-        for relation in chosen:
-            traced.requires.remove(relation)
-        return False
-    _, kernel, name = which
-    if traced.reasons is None:
-        traced.reasons = {}
-    for relation in chosen:
-        _, value, point = next(o for o in others if not holds(relation, o[0]))
-        traced.reasons[relation] = (f"kernel '{kernel}' is compiled for {name} = {held}, which "
-                                    "the host code gives only there")
-        op.notes.append(f"requires {_text(relation, symbols)}: kernel '{kernel}' is compiled for "
-                        f"its constexpr {name} = {held}, the example's value; the host code "
-                        f"gives it others at other sizes ({value} at {_shown(op, point)}), which "
-                        "no family of compiled variants recovered covers and the kernel does not "
-                        "take at run time: generate with an example at the sizes you deploy")
-    return True
-
-
-def _constexpr_at(op, point, which, dtype, arch):
-    """The text of constexpr `name` of the `position`-th launch (of `kernel`) at `point`, or None
-    where the fake or the host code fails there or launches another kernel in its place."""
-    position, kernel, name = which
-    if fake_outputs(op, point, dtype) is None:
-        return None
-    try:
-        records = run_body(op, point, dtype, arch).records
-    except Exception:  # noqa: BLE001 - outside the domain: no value there
-        return None
-    if position >= len(records) or records[position].kernel.fn.__name__ != kernel:
-        return None
-    value = records[position].arguments.get(name)
-    return repr(getattr(value, "value", value))
-
-
-def _held_bounds(op, example, traced, which, held, dtype, arch):
-    """(relation, simplicity) bounding each size on either side of the example where moving it
-    there changes the constexpr: `s <= hi`, `s >= lo`, or `s == e` where any move changes it;
-    for a run of an input's extents, where moving each of its extents bounds the product. And
-    the extents and attributes whose moves change it."""
-    sizes = [(symbol, ref.value(example)) for symbol, ref in traced.symbols.items()]
-    sizes += _runs_of_extents(traced.symbols, example, op)
-    found = {}
-
-    def edges(symbol):  # (low, high) of one extent or attribute moved alone
-        if symbol not in found:
-            ref = traced.symbols[symbol]
-
-            def keeps(target):
-                point = _moved(op, example, traced, ref, target)
-                if point is None:
-                    return None
-                there = _constexpr_at(op, point, which, dtype, arch)
-                return None if there is None else there == held
-
-            start, lowest = ref.value(example), 1 if ref.kind == "extent" else 0
-            found[symbol] = (_last_kept(keeps, start, -1, lowest),
-                             _last_kept(keeps, start, 1, lowest))
-        return found[symbol]
-
-    bounds = []
-    for size, value in sizes:
-        factors = sorted(size.free_symbols, key=str)
-        lows, highs = [], []
-        for factor in factors:
-            rest = value // traced.symbols[factor].value(example)
-            low, high = edges(factor)
-            lows.append(None if low is None else low * rest)
-            highs.append(None if high is None else high * rest)
-        # (each factor's bound is at most the product's own, at its granularity: the closest)
-        low = None if None in lows else min(lows)
-        high = None if None in highs else max(highs)
-        simplicity = 0 if size.is_Symbol else 1
-        if high is not None and high == low:
-            bounds.append((sympy.Eq(size, high), simplicity))
-            continue
-        if high is not None:
-            bounds.append((sympy.Le(size, high), simplicity))
-        if low is not None:
-            bounds.append((sympy.Ge(size, low), simplicity))
-    return bounds, {symbol for symbol, edge in found.items() if edge != (None, None)}
-
-
-def _separating_bounds(symbols, example, same, others):
-    """(relation, simplicity) for each of `symbols` (the sizes whose moves change the
-    constexpr) whose sampled values where the constexpr keeps its value lie below (or above)
-    every value where it changes above (below) the example's: the bound at the last value kept
-    (a move alone may leave the domain first: `2 * R <= D` with D at the example's)."""
-    bounds = []
-    for symbol, ref in symbols.items():
-        start = ref.value(example)
-        kept = [start] + [values[symbol] for values, _, _ in same]
-        changed = [values[symbol] for values, _, _ in others]
-        above = [v for v in changed if v > start]
-        if above and any(v < min(above) for v in kept):
-            bounds.append((sympy.Le(symbol, max(v for v in kept if v < min(above))), 0))
-        below = [v for v in changed if v < start]
-        if below and any(v > max(below) for v in kept):
-            bounds.append((sympy.Ge(symbol, min(v for v in kept if v > max(below))), 0))
-    return bounds
-
-
-def _last_kept(keeps, start, direction, lowest):
-    """The farthest value from `start` in `direction` (+1 or -1) up to which `keeps` holds at
-    every value probed, where a value past it is found at which it does not; None where none is
-    found (the size reaches HOLD_REACH or `lowest`, or leaves the domain, first)."""
-    inside, step = start, 1
-    while True:
-        candidate = inside + direction * step
-        if candidate < lowest or candidate > HOLD_REACH:
-            return None
-        verdict = keeps(candidate)
-        if verdict is None:
-            return None
-        if not verdict:
-            break
-        inside, step = candidate, 2 * step
-    outside = candidate
-    while abs(outside - inside) > 1:
-        middle = (inside + outside) // 2
-        verdict = keeps(middle)
-        if verdict is None:
-            return None
-        inside, outside = (middle, outside) if verdict else (inside, middle)
-    return inside

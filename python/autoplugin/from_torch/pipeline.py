@@ -7,8 +7,9 @@ from pathlib import Path
 
 from . import emit
 from .discover import find_ops, parse_example
-from .domain import equal_extents_of_inputs, hold_constexpr, keep_to_example_kernels, learn_domain
+from .domain import equal_extents_of_inputs, learn_domain
 from .errors import UNRECOVERED, GenerationError, UnrecoveredConstexpr
+from .kernel_domain import hold_constexpr, keep_to_example_kernels
 from .launches import DTYPES, recover_launches
 from .shapes import fake_outputs, traced_shapes
 from .sympy_to_dim import TranslationError
