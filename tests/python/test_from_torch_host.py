@@ -306,10 +306,10 @@ class HostIdiomsTest(GeneratedModules):
                 "std::int64_t{4096})")
         self.assertIn(f"select({tile}, x.size(1) <= {tile})", cpp)
         self.assertIn('"TILE=32768, ONE_TILE=True|False, num_warps=4, num_stages=3"', cmake)
-        # a uint8 output the kernel writes through a float8 view
+        # an int8 output the kernel writes through a float8 view
         cpp, cmake, _ = generated(self.out, "fp8_bytes")
         self.assertIn('SIGNATURE "*fp32, *fp8e4nv, i32, 1024"', cmake)
-        self.assertIn("/* y_ptr */ out.data(),", cpp)
+        self.assertIn("/* y_ptr */ reinterpret_cast<__nv_fp8_e4m3*>(out.data()),", cpp)
         # EVEN_K against BLOCK_K, not BLOCK_M (they agree at sizes a multiple of neither)
         cpp, _, _ = generated(self.out, "even_k")
         self.assertIn("select(a.size(1) % 128 == 0)", cpp)

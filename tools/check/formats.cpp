@@ -40,8 +40,9 @@ std::vector<TensorFormat> formats_for_rank(int rank) {
 void CaseRun::formats() {
   auto* build = build_of(*plugin_);
   const int n = nb_inputs_ + nb_outputs_;
-  const std::vector<DataType> types{DataType::kFLOAT, DataType::kHALF,  DataType::kBF16,
-                                    DataType::kINT8,  DataType::kINT32, DataType::kINT64};
+  const std::vector<DataType> types{DataType::kFLOAT, DataType::kHALF, DataType::kBF16,
+                                    DataType::kFP8,   DataType::kINT8, DataType::kINT32,
+                                    DataType::kINT64};
   // As in the build phase: desc.dims -1 where the profile is dynamic, min/opt/max filled in.
   const ProfileDescs profile = profile_descs(std::nullopt);
   std::vector<nvinfer1::DynamicPluginTensorDesc> descs = profile.in;
