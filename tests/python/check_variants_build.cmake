@@ -1,6 +1,7 @@
 # from-torch's kernel variants end to end on the CPU: the test modules with a constexpr family,
-# heuristics, autotune configs and float8 tensors are generated, built against the installed package (as in
-# tests/package) and passed through `autoplugin check` with their own cases (CPU steps here;
+# heuristics, autotune configs, float8 tensors and a kernel defined inside a function are
+# generated, built against the installed package (as in tests/package) and passed through
+# `autoplugin check` with their own cases (CPU steps here;
 # `scripts/gpu variants` runs them on a GPU).
 #   cmake -DBUILD_DIR=<autoplugin build> -DWORK_DIR=<scratch> -DPYTHON=<python with torch, triton>
 #         -DSOURCE_DIR=<autoplugin source> -DCUDA_COMPILER=<nvcc> -P check_variants_build.cmake
@@ -26,7 +27,8 @@ endif()
 foreach(entry "from_torch_constexpr_family|row_softmax|family::row_softmax(x=[4, 100], scale=0.5, mode='shifted', log=False)"
               "from_torch_heuristics|row_double|heur::row_double(x=[3, 100])"
               "from_torch_autotuned|autotuned_copy|test::autotuned_copy(x=[6, 10])"
-              "from_torch_float8|rescale_fp8|test::rescale_fp8(x=float8_e4m3fn[4, 100], scale=[4])")
+              "from_torch_float8|rescale_fp8|test::rescale_fp8(x=float8_e4m3fn[4, 100], scale=[4])"
+              "from_torch_nested_kernel|scale_rows|test::scale_rows(x=[4, 100], scale=0.5)")
   string(REPLACE "|" ";" entry "${entry}")
   list(GET entry 0 module)
   list(GET entry 1 op)

@@ -347,6 +347,24 @@ class FamilyTest(VariantsGeneration):
         self.assertEqual(self.cases["fp16_static_2_1"]["inputs"][0],
                          {"dtype": "float8_e4m3fn", "shape": [64, 256]})
 
+    def test_a_kernel_defined_inside_a_function_compiles_from_the_copy(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = from_torch(os.path.join(os.path.dirname(__file__),
+                                             "from_torch_nested_kernel.py"),
+                                "--out", out, "--no-artefacts")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            copy = os.path.join(out, "scale_rows", "from_torch_nested_kernel.py")
+            with open(copy) as f:
+                self.assertIn("\n@triton.jit\ndef scale_rows_kernel(", f.read())
+            # The project's build step: the kernel, found at the copy's top level, compiles.
+            compiled = subprocess.run(
+                [sys.executable, os.path.join(ROOT, "tools", "triton_aot.py"), "compile",
+                 "--source", copy, "--kernel", "scale_rows_kernel", "--signature",
+                 "*fp32, *fp32, i32, fp32, 128", "--name", "scale_rows", "--num-warps", "4",
+                 "--num-stages", "3", "--arch", "90", "--out-dir", os.path.join(out, "aot")],
+                capture_output=True, text=True)
+            self.assertEqual(compiled.returncode, 0, compiled.stderr)
+
     def test_a_constexpr_per_dtype(self):
         _, cmake = self.generate("from_torch_dtype_constexpr.py", "--dtypes",
                                  "float32,float16,bfloat16")

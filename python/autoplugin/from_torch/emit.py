@@ -533,11 +533,14 @@ def write_project(op, structures, dtypes, out_dir, provenance, arch, log=print, 
                               f"({', '.join(str(p) for p in kernel_files if p.name == name)}); "
                               "the generated project copies each under its name: rename one")
     for path in kernel_files:
-        run_time_globals = {}
+        run_time_globals, hoisted = {}, {}
         for launch in launches:
             if launch.kernel_file == path:
                 run_time_globals.update(launch.kernel_globals)
-        (directory / path.name).write_text(kernel_file_text(path, run_time_globals))
+                if launch.kernel_hoisted:
+                    hoisted[launch.kernel_name] = launch.kernel_hoisted
+        (directory / path.name).write_text(
+            kernel_file_text(path, run_time_globals, list(hoisted.values())))
     (directory / f"{op.name}.cpp").write_text(cpp_source(op, structures, dtypes, provenance))
     (directory / "CMakeLists.txt").write_text(
         cmake_lists(op, structures, dtypes, names, arch))

@@ -1,5 +1,6 @@
 """The kernel file a generated project compiles: the file the kernels were defined in, plus
-imports for the names its functions find in their globals only at run time.
+imports for the names its functions find in their globals only at run time, and the kernels
+the file defines inside a function, at its top level.
 
 Some libraries load a kernel file and then give it names it does not bind itself: FlagGems
 writes each pointwise kernel to a file, imports it, and copies its scalar function's globals
@@ -7,39 +8,100 @@ into the module (`tanh`, `pow` from its own shims). Compiled from a copy of the 
 kernel fails with `NameError('tanh is not defined')`. The names its functions read that the
 file does not bind at its top level, and that the running kernel's globals hold, are imported at
 the end of the copy from a module that holds the same object.
+
+Others define their kernels inside a function that builds them on first use (torchao's
+blockwise float8 kernels, under `_build_triton_impls()`, which imports Triton itself): the
+build finds no kernel of that name at the file's top level. Such a kernel is written again at
+the end of the copy, at the top level, under `@triton.jit` (its other decorators are the
+generator's business: autotune configs are recovered from the launches), and the names it reads
+from the enclosing function (`tl`) are imported as the names it reads from its globals are.
 """
 import ast
 import builtins
+import inspect
 import sys
+import textwrap
+import types
 from pathlib import Path
 
 _UNSET = object()
 
 
-def kernel_file_text(path, run_time_globals):
+def run_time_names(function):
+    """The names a kernel's Python function finds as it runs: its globals, and the variables
+    of the function it is defined in (a closure)."""
+    names = dict(function.__globals__)
+    for name, cell in zip(function.__code__.co_freevars, function.__closure__ or ()):
+        try:
+            names[name] = cell.cell_contents
+        except ValueError:  # a variable the enclosing function has not bound yet
+            continue
+    return names
+
+
+def hoisted_definition(function):
+    """A kernel defined inside a function: its definition at the top level, under
+    `@triton.jit` ("" for a kernel defined at the top level of its file)."""
+    if "<locals>" not in function.__qualname__:
+        return ""
+    try:
+        source = textwrap.dedent(inspect.getsource(function))
+    except (OSError, TypeError):  # no source file to read it from: the build says so
+        return ""
+    definition = ast.parse(source).body[0]
+    body = source.splitlines()[definition.lineno - 1:]  # without the decorators
+    return "\n".join(["@triton.jit"] + body) + "\n"
+
+
+def kernel_file_text(path, run_time_globals, hoisted=()):
     """The text of `path` for the generated project, with an import block for the names its
-    functions read that only `run_time_globals` (the launched kernels' globals) bind."""
+    functions read that only `run_time_globals` (the launched kernels' globals) bind, and the
+    `hoisted` kernel definitions (hoisted_definition) after it."""
     text = Path(path).read_text()
     tree = ast.parse(text)
     bound = _top_level_names(tree)
     if bound is None:  # a star import: whatever it binds is there in the copy too
-        return text
+        return _with_hoisted(text, hoisted)
+    hoisted = [h for h in hoisted if _defined_name(h) not in bound]
+    free = _free_names(tree)
+    for definition in hoisted:
+        free |= _free_names(ast.parse(definition))
     imports = {}
-    for name in sorted(_free_names(tree) - bound):
+    for name in sorted(free - bound - {"triton"} if hoisted else free - bound):
         value = run_time_globals.get(name, _UNSET)
         if value is _UNSET or value is getattr(builtins, name, _UNSET):
             continue
+        if isinstance(value, types.ModuleType):
+            imports[name] = (f"import {value.__name__}" if value.__name__ == name else
+                             f"import {value.__name__} as {name}")
+            continue
         found = _module_holding(name, value)
         if found is not None:
-            imports[name] = found
+            module, attribute = found
+            alias = "" if attribute == name else f" as {name}"
+            imports[name] = f"from {module} import {attribute}{alias}"
     if not imports:
-        return text
+        return _with_hoisted(text, hoisted)
     lines = ["", "",
              "# Bound at run time by the code that loaded the original of this file, not by the",
              "# file itself: imported here so that its kernels compile from this copy."]
-    for name, (module, attribute) in sorted(imports.items()):
-        alias = "" if attribute == name else f" as {name}"
-        lines.append(f"from {module} import {attribute}{alias}")
+    lines += [line for _, line in sorted(imports.items())]
+    return _with_hoisted(text.rstrip("\n") + "\n" + "\n".join(lines) + "\n", hoisted)
+
+
+def _defined_name(definition):
+    return ast.parse(definition).body[0].name
+
+
+def _with_hoisted(text, hoisted):
+    if not hoisted:
+        return text
+    lines = ["", "",
+             "# Defined inside a function of the original file, which builds them when first",
+             "# used: at the top level here, so that the project's build finds them.",
+             "import triton"]
+    for definition in hoisted:
+        lines += ["", "", definition.rstrip("\n")]
     return text.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
 
 

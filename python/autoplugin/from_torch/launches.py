@@ -17,6 +17,7 @@ import torch
 from . import families, fitting, kernel_variants
 from .errors import GenerationError, UnrecoveredConstexpr
 from .host import sample_points
+from .kernel_source import hoisted_definition, run_time_names
 from .pointers import (copied_outputs, kernels_do_the_writing, naming_op, recover_pointer,
                        scratch_buffers, zeroed_outputs)
 from .probes import (DTYPES, Prober, checked_run, edge_points, family_same_for_every_dtype,
@@ -233,7 +234,8 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
     return RecoveredLaunch(kernel_name, Path(kernel.fn.__code__.co_filename).resolve(), grid,
                            arguments, int(options.get("num_warps", 4)),
                            int(options.get("num_stages", 3)), first.where, first.line, family,
-                           first.config, value_builds, kernel.fn.__globals__)
+                           first.config, value_builds, run_time_names(kernel.fn),
+                           hoisted_definition(kernel.fn))
 
 
 def _same_for_every_dtype(op, position, first, arguments, grid, family, dtype_runs):

@@ -52,8 +52,11 @@ class RecoveredLaunch:
     # Builds for the values the run-time constexprs have at the example (SPECIALIZE_VALUES), each
     # {name: value as the signature writes it}, with the family's constexprs there (the variant).
     value_builds: list = field(default_factory=list)
-    # The kernel's globals as it ran (a library may bind names its file does not: kernel_source)
+    # The kernel's globals as it ran (a library may bind names its file does not: kernel_source),
+    # and the names a kernel defined inside a function reads from it
     kernel_globals: dict = field(default_factory=dict, compare=False, repr=False)
+    # A kernel defined inside a function: its definition at the top level (kernel_source)
+    kernel_hoisted: str = field(default="", compare=False, repr=False)
 
     @property
     def varying(self):
