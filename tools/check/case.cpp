@@ -58,9 +58,8 @@ double number(const nlohmann::json& value, const std::string& where) {
 // An input value: a number, or (floating-point dtypes) "nan", "inf" or "-inf", which JSON has no
 // literals for.
 double input_value(const nlohmann::json& value, DType dtype, const std::string& where) {
-  const bool floating =
-      dtype == DType::Float32 || dtype == DType::Float16 || dtype == DType::BFloat16 ||
-      dtype == DType::Float8E4M3;
+  const bool floating = dtype == DType::Float32 || dtype == DType::Float16 ||
+                        dtype == DType::BFloat16 || dtype == DType::Float8E4M3;
   if (floating && value.is_string()) {
     const auto text = value.get<std::string>();
     if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
