@@ -17,7 +17,8 @@ import torch.nn.functional as F
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
           "int8": torch.int8, "int32": torch.int32, "int64": torch.int64,
           "float8_e4m3fn": torch.float8_e4m3fn}
-# NumPy has no bfloat16 or float8: they travel as their bits (stored as, read as, PyTorch's).
+# NumPy has no bfloat16 or float8: they travel as their bits, (the file's NumPy type, the NumPy
+# type PyTorch reads them from, PyTorch's integer type of their width).
 BITS = {"bfloat16": (np.uint16, np.int16, torch.int16),
         "float8_e4m3fn": (np.uint8, np.uint8, torch.uint8)}
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
@@ -26,8 +27,8 @@ DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 def load(path, dtype):
     array = np.load(path)
     if dtype in BITS:
-        stored, signed, _ = BITS[dtype]
-        return torch.from_numpy(array.astype(stored).view(signed)).view(DTYPES[dtype]).to(DEVICE)
+        stored, readable, _ = BITS[dtype]
+        return torch.from_numpy(array.astype(stored).view(readable)).view(DTYPES[dtype]).to(DEVICE)
     return torch.from_numpy(array).to(DEVICE)
 
 

@@ -381,7 +381,7 @@ def _weaken(op, example, traced, learnt, relation, candidates, seen, outcomes, d
 def _weaken_multiples(op, example, traced, learnt, dtype, arch, rng):
     """A learnt `s % 2^k == 0` becomes the smallest power of two whose multiples all work."""
     for relation in list(learnt):
-        power = _power_of_two_multiple(relation)
+        power = _constant_modulus(relation)
         if power is None:
             continue
         symbol = next(iter(relation.free_symbols))
@@ -402,20 +402,20 @@ def _drop_implied_multiples(traced, learnt):
     and a second copy of one: each multiple is weakened with the others in place, so one can
     weaken down to what another already says (`% 2` beside `% 128`)."""
     for relation in list(learnt):
-        modulus = _power_of_two_multiple(relation)
+        modulus = _constant_modulus(relation)
         if modulus is None:
             continue
         while traced.requires.count(relation) > 1:
             traced.requires.remove(relation)
         others = [other for other in traced.requires if other != relation]
-        if any(_power_of_two_multiple(other) is not None and
+        if any(_constant_modulus(other) is not None and
                other.lhs.args[0] == relation.lhs.args[0] and
-               _power_of_two_multiple(other) % modulus == 0 for other in others):
+               _constant_modulus(other) % modulus == 0 for other in others):
             traced.requires.remove(relation)
             del learnt[relation]
 
 
-def _power_of_two_multiple(relation):
+def _constant_modulus(relation):
     if isinstance(relation, sympy.Eq) and relation.rhs == 0 and \
             isinstance(relation.lhs, sympy.Mod) and relation.lhs.args[1].is_Integer:
         return int(relation.lhs.args[1])

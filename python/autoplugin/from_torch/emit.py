@@ -539,8 +539,7 @@ def write_project(op, structures, dtypes, out_dir, provenance, arch, log=print, 
                 run_time_globals.update(launch.kernel_globals)
                 if launch.kernel_hoisted:
                     hoisted[launch.kernel_name] = launch.kernel_hoisted
-        (directory / path.name).write_text(
-            kernel_file_text(path, run_time_globals, list(hoisted.values())))
+        (directory / path.name).write_text(kernel_file_text(path, run_time_globals, hoisted))
     (directory / f"{op.name}.cpp").write_text(cpp_source(op, structures, dtypes, provenance))
     (directory / "CMakeLists.txt").write_text(
         cmake_lists(op, structures, dtypes, names, arch))

@@ -53,21 +53,24 @@ def hoisted_definition(function):
     return "\n".join(["@triton.jit"] + body) + "\n"
 
 
-def kernel_file_text(path, run_time_globals, hoisted=()):
+def kernel_file_text(path, run_time_globals, hoisted=None):
     """The text of `path` for the generated project, with an import block for the names its
     functions read that only `run_time_globals` (the launched kernels' globals) bind, and the
-    `hoisted` kernel definitions (hoisted_definition) after it."""
+    `hoisted` kernel definitions ({kernel name: hoisted_definition()}) after it."""
     text = Path(path).read_text()
     tree = ast.parse(text)
     bound = _top_level_names(tree)
+    hoisted = [definition for name, definition in (hoisted or {}).items()
+               if bound is None or name not in bound]
     if bound is None:  # a star import: whatever it binds is there in the copy too
         return _with_hoisted(text, hoisted)
-    hoisted = [h for h in hoisted if _defined_name(h) not in bound]
     free = _free_names(tree)
     for definition in hoisted:
         free |= _free_names(ast.parse(definition))
+    if hoisted:
+        bound = bound | {"triton"}  # the hoisted block imports it
     imports = {}
-    for name in sorted(free - bound - {"triton"} if hoisted else free - bound):
+    for name in sorted(free - bound):
         value = run_time_globals.get(name, _UNSET)
         if value is _UNSET or value is getattr(builtins, name, _UNSET):
             continue
@@ -87,10 +90,6 @@ def kernel_file_text(path, run_time_globals, hoisted=()):
              "# file itself: imported here so that its kernels compile from this copy."]
     lines += [line for _, line in sorted(imports.items())]
     return _with_hoisted(text.rstrip("\n") + "\n" + "\n".join(lines) + "\n", hoisted)
-
-
-def _defined_name(definition):
-    return ast.parse(definition).body[0].name
 
 
 def _with_hoisted(text, hoisted):
