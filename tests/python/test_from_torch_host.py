@@ -397,6 +397,31 @@ class LayoutCopyTest(GeneratedModules):
         self.assertIn('/* size4       */ checked_i32(x.size(0), "size4"),', cpp)
         self.assertIn('/* stride5     */ checked_i32(x.size(0), "stride5"));', cpp)
 
+    def test_the_copy_kernel_copies_every_layout(self):
+        # Run in Triton's interpreter (on the CPU): ranks 1 to 6, permutations whose last axis
+        # is contiguous in the source or not, extents that fill no tile and extents of one.
+        script = """
+import torch
+from autoplugin.from_torch import layout_copy
+cases = [([1, 32, 20, 128], (0, 2, 1, 3)), ([2, 3, 5, 7], (0, 2, 3, 1)), ([37, 5], (1, 0)),
+         ([1000], (0,)), ([2, 3, 4, 5, 6, 7], (5, 3, 1, 0, 2, 4)), ([3, 1, 70], (2, 0, 1)),
+         ([4, 33, 65], (0, 2, 1))]
+for shape, permutation in cases:
+    source = torch.arange(torch.Size(shape).numel(), dtype=torch.float32).view(shape)
+    source = source.permute(*permutation)
+    destination = torch.full(source.shape, -1.0)
+    grid, arguments = layout_copy.launch_arguments(source, destination)
+    layout_copy.layout_copy[grid](**arguments)
+    assert torch.equal(destination, source.contiguous()), (shape, permutation)
+print("copied", len(cases))
+"""
+        environment = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"),
+                           TRITON_INTERPRET="1")
+        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                                env=environment)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("copied 7", result.stdout)
+
 
 class PythonApiTest(unittest.TestCase):
     def test_generate_twice_in_one_process(self):
