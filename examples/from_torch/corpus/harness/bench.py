@@ -9,6 +9,8 @@ every tactic's time, the fastest (the one TensorRT's timing picks) against Trito
   kernel  the op called eagerly (torch.ops), its Triton kernels' device time per call as the
           profiler (CUPTI) reports it: the same kernels with the configuration the host code
           chooses (for an autotuned kernel, the configuration Triton's autotuner picked)
+  eager op  the op called eagerly, every kernel it runs on the GPU (the kernels above and
+          PyTorch's: the copies its host code makes with `.contiguous()`, zeroed buffers)
 Kernel time is compared with kernel time: events around back-to-back launches also count the
 GPU's gap between kernels, which the profiler does not. Targets: plugin within 5% of kernel (for
 the autotuned module: the picked tactic within 5% of Triton's pick). Inputs are large (see
@@ -144,7 +146,8 @@ def measure(job):
         for output in (outputs,) if isinstance(outputs, torch.Tensor) else outputs:
             flags += ["--out", tensor_flag(output)]
         row = {"module": job["module"], "op": qualname, "dtype": dtype,
-               "kernel_ms": kernel_ms(lambda: op(**arguments), names)}
+               "kernel_ms": kernel_ms(lambda: op(**arguments), names),
+               "eager_op_ms": eager_op_ms(lambda: op(**arguments))}
     autotuned = spec.get("autotuned")
     if autotuned:
         row["triton_pick"] = str(getattr(loaded, autotuned).best_config)
@@ -166,6 +169,23 @@ def measure(job):
     row["plugin_ms"] = row["tactics_kernel_ms"][row["picked_tactic"]]
     row["vs_kernel"] = row["plugin_ms"] / row["kernel_ms"] - 1
     return row
+
+
+def eager_op_ms(call, calls=50):
+    """The device time per call of everything the eager op runs on the GPU (CUPTI): its
+    library kernels and PyTorch's own (the layout copies of its host code, a zeroed buffer)."""
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+    for _ in range(5):
+        call()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as profiler:
+        for _ in range(calls):
+            call()
+        torch.cuda.synchronize()
+    total = sum(event.self_device_time_total for event in profiler.key_averages()
+                if event.device_type == DeviceType.CUDA)
+    return total / 1000 / calls
 
 
 def plugin_kernel_ms(timer_module, arguments, names):
@@ -221,7 +241,9 @@ def print_row(r):
                         for t, ms in r["tactics_ms"].items())
     met = r["vs_kernel"] <= 0.05
     print(f"{r['module']:<24}{r['dtype']:<9}{r['plugin_ms']:10.4f}{r['kernel_ms']:10.4f}"
-          f"{100 * r['vs_kernel']:+9.1f}%{'' if met else ' MISSED'}  {tactics}")
+          f"{100 * r['vs_kernel']:+9.1f}%{r['eager_op_ms']:10.4f}"
+          f"{100 * (r['plugin_ms'] / r['eager_op_ms'] - 1):+9.1f}%"
+          f"{'' if met else ' MISSED'}  {tactics}")
     if "triton_pick" in r:
         print(f"{'':<33}TensorRT-style pick: tactic {r['picked_tactic']}; Triton's pick: "
               f"{r['triton_pick']} ({r['kernel_ms']:.4f} ms)")
@@ -238,7 +260,7 @@ def run(modules, prefix, work):
     timer, timer_module = build_timer(prefix, work)
     # Each row is printed as it is measured: a run cut short still reports the rows it has.
     print(f"\n{'module':<24}{'dtype':<9}{'plugin ms':>10}{'kernel ms':>10}{'vs kernel':>10}"
-          f"  tactics: kernel ms (enqueue ms, events)", flush=True)
+          f"{'eager op':>10}{'vs op':>10}  tactics: kernel ms (enqueue ms, events)", flush=True)
     rows, status = [], 0
     for module in modules:
         if not getattr(module, "bench", None):
