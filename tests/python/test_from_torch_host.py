@@ -1,7 +1,7 @@
 """from-torch on host code as users write it (the focused modules beside this file): GPU guards and
 returned views, scratch buffers as the workspace, Tensor?, in-place ops, relations between inputs,
-layouts changed with PyTorch (permuted copies and outputs),
-idioms such as do_not_specialize and constexpr defaults,
+layouts changed with PyTorch (permuted copies and outputs), configurations picked by the GPU's
+name, idioms such as do_not_specialize and constexpr defaults,
 the Python API called twice, and the host code's refusals with what to change. Needs torch and
 triton (no GPU)."""
 import importlib.util
@@ -538,6 +538,32 @@ class RunTimeConstexprTest(unittest.TestCase):
             cpp, cmake, _ = generated(out, "static_row")
             self.assertIn("ap::require(x[1] == 32,", cpp)
             self.assertIn('SIGNATURE "*fp32, *fp32, 32"', cmake)
+
+
+class GpuNameTest(unittest.TestCase):
+    """Host code that picks its launch configuration by the GPU's name (from_torch_gpu_configs.py,
+    a JSON file per GPU as vLLM's and SGLang's are): --gpu-name picks the deployed GPU's."""
+
+    def generate(self, *options):
+        out = tempfile.mkdtemp(prefix="from_torch_gpu_name_")
+        result = from_torch(os.path.join(HERE, "from_torch_gpu_configs.py"), "--out", out,
+                            "--no-artefacts", *options)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        cpp, cmake, _ = generated(out, "double")
+        return cpp, cmake, result.stderr
+
+    def test_the_configuration_follows_the_gpu_name_given(self):
+        cpp, cmake, log = self.generate()
+        # No name given: the fallback configuration, and a note saying how to pick another
+        self.assertIn('SIGNATURE "*fp32, *fp32, i32, 1024"\n  NUM_WARPS 4', cmake)
+        self.assertIn("ap::triton::cdiv(x.numel(), 1024)", cpp)
+        self.assertIn("reads the GPU's name (torch.cuda.get_device_name): generated for 'sm_90', "
+                      "which names no GPU", log)
+        self.assertIn("give --gpu-name", log)
+        cpp, cmake, log = self.generate("--gpu-name", "NVIDIA H100 80GB HBM3")
+        self.assertIn('SIGNATURE "*fp32, *fp32, i32, 256"\n  NUM_WARPS 8', cmake)
+        self.assertIn("ap::triton::cdiv(x.numel(), 256)", cpp)
+        self.assertIn("generated for 'NVIDIA H100 80GB HBM3'\n", log)
 
 
 class HostRefusalTest(unittest.TestCase):

@@ -11,7 +11,7 @@ generation imports torch and triton when it runs, never when this package is imp
 
 
 def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90, log=print,
-             example_equalities=True, artefacts=True, max_block=1 << 16):
+             example_equalities=True, artefacts=True, max_block=1 << 16, gpu_name=None):
     """Generates one CMake project per custom op of `module` under `out`; returns their folders.
 
     examples: strings ``"ns::op(x=[2, 3, 8, 8], padding=[1, 1, 2, 2])"`` (a tensor by its shape);
@@ -26,8 +26,11 @@ def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90,
     Triton is absent.
     max_block: a constexpr the host code computes with ``triton.next_power_of_2`` is compiled
     for each power of two up to it whose kernel holds blocks of at most that many elements.
+    gpu_name: what ``torch.cuda.get_device_name()`` answers the host code (as it prints it on
+    the GPU you deploy to), for host code that picks a configuration per GPU by its name; None:
+    ``sm_<arch>``, which names none.
     """
     from .pipeline import generate as run
     return run(module, out, examples=examples, ops=ops, dtypes=dtypes, arch=arch, log=log,
                example_equalities=example_equalities, artefacts=artefacts,
-               max_block=max_block)
+               max_block=max_block, gpu_name=gpu_name)

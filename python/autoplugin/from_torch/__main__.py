@@ -26,6 +26,10 @@ def main(argv=None):
                         help="comma-separated input dtypes, one launcher each (float32, float16, "
                              "bfloat16; default float32)")
     parser.add_argument("--arch", type=int, default=90, help="GPU architecture (default 90)")
+    parser.add_argument("--gpu-name", metavar="NAME",
+                        help="the GPU's name as torch.cuda.get_device_name() prints it on the GPU "
+                             "you deploy to, for host code that picks a configuration per GPU "
+                             "by its name (default: sm_<arch>, which names none)")
     parser.add_argument("--no-example-equalities", dest="example_equalities",
                         action="store_false",
                         help="do not require extents of different inputs that are equal in the "
@@ -53,6 +57,7 @@ def main(argv=None):
                            dtypes=dtypes, arch=args.arch,
                            example_equalities=args.example_equalities,
                            artefacts=args.artefacts, max_block=args.max_block,
+                           gpu_name=args.gpu_name,
                            log=lambda message: print(message, file=sys.stderr))
     except GenerationError as error:
         print(f"autoplugin from-torch: {error}", file=sys.stderr)

@@ -2,6 +2,7 @@
 target architecture would (device queries, properties, streams, guards), so that host code that
 asks for the GPU runs as it would there."""
 import contextlib
+import contextvars
 
 import torch
 
@@ -34,6 +35,20 @@ class _Stream:
 # from these (a grid of one program per multiprocessor, ...) is recovered for that GPU.
 MULTIPROCESSORS = 132
 
+# The name torch.cuda.get_device_name() answers during a generation (--gpu-name), or None: then
+# `sm_<arch>`, which names no GPU.
+_gpu_name = contextvars.ContextVar("gpu_name", default=None)
+
+
+@contextlib.contextmanager
+def gpu_named(name):
+    """Host code run inside reads `name` as the GPU's name (None: no name was given)."""
+    token = _gpu_name.set(name)
+    try:
+        yield
+    finally:
+        _gpu_name.reset(token)
+
 
 MAX_SHARED_MEMORY = 232448  # bytes per block, opted in
 
@@ -46,10 +61,13 @@ def cuda_patched(arch, notes):
     from triton.backends.compiler import GPUTarget
     from triton.runtime import driver
 
+    given = _gpu_name.get()
+    gpu_name = given or f"sm_{arch}"
+
     def properties(device=None):
         notes.add(f"the host code reads the GPU's properties: generated for sm_{arch} with "
                   f"{MULTIPROCESSORS} multiprocessors")
-        return types.SimpleNamespace(name=f"sm_{arch}", major=arch // 10, minor=arch % 10,
+        return types.SimpleNamespace(name=gpu_name, major=arch // 10, minor=arch % 10,
                                      multi_processor_count=MULTIPROCESSORS,
                                      total_memory=80 << 30, max_threads_per_multi_processor=2048,
                                      warp_size=32, regs_per_multiprocessor=65536,
@@ -62,12 +80,24 @@ def cuda_patched(arch, notes):
                 "max_num_regs": 65536, "warpSize": 32, "sm_clock_rate": 1980000,
                 "mem_clock_rate": 2619000, "mem_bus_width": 5120}
 
+    def device_name(device=None):
+        # Library host code may pick a tuned configuration per GPU by its name (a JSON file
+        # named after it, as vLLM's and SGLang's do), and its fallback for a name it lacks.
+        notes.add(f"the host code reads the GPU's name (torch.cuda.get_device_name): generated "
+                  f"for '{gpu_name}'" + ("" if given else
+                                     ", which names no GPU: where the host code picks a "
+                                     "configuration by the GPU's name, the plugin has the one "
+                                     "it picks for an unknown GPU; give --gpu-name as "
+                                     "torch.cuda.get_device_name() prints it on the GPU you "
+                                     "deploy to"))
+        return gpu_name
+
     replacements = {
         "is_available": lambda: True, "is_initialized": lambda: True, "_lazy_init": lambda: None,
         "device_count": lambda: 1, "current_device": lambda: 0,
         "set_device": lambda device=None: None, "synchronize": lambda device=None: None,
         "get_device_capability": lambda device=None: (arch // 10, arch % 10),
-        "get_device_properties": properties, "get_device_name": lambda device=None: f"sm_{arch}",
+        "get_device_properties": properties, "get_device_name": device_name,
         "current_stream": lambda device=None: _Stream(),
         "default_stream": lambda device=None: _Stream(),
         "device": _DeviceGuard, "device_of": _DeviceGuard,

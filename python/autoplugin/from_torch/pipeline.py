@@ -9,6 +9,7 @@ from . import emit
 from .discover import find_ops, parse_example
 from .domain import equal_extents_of_inputs, learn_domain
 from .errors import UNRECOVERED, GenerationError, UnrecoveredConstexpr
+from .fake_cuda import gpu_named
 from .kernel_domain import hold_constexpr, keep_to_example_kernels
 from .launches import DTYPES, recover_launches
 from .shapes import fake_outputs, traced_shapes
@@ -261,8 +262,8 @@ def _quiet_fake_tensors():
 
 
 def generate(module, out, examples=None, ops=None, dtypes=("float32",), arch=90, log=print,
-             example_equalities=True, artefacts=True, max_block=1 << 16):
-    with _quiet_fake_tensors():
+             example_equalities=True, artefacts=True, max_block=1 << 16, gpu_name=None):
+    with _quiet_fake_tensors(), gpu_named(gpu_name):
         return _generate(module, out, examples, ops, dtypes, arch, log, example_equalities,
                          artefacts, max_block)
 
