@@ -27,6 +27,7 @@ AUTOPLUGIN_EXAMPLES = [
     "test::by_thirds(x=[8, 128])",
     "test::bucketed(x=[2, 300, 64])",
     "test::tapped(x=[8, 64], w=[64, 4])",
+    "test::block_scales(x=[16, 1000], scales=[16, 8])",
 ]
 
 
@@ -73,6 +74,18 @@ def block_quant(x: torch.Tensor, block: int) -> torch.Tensor:
 
 @block_quant.register_fake
 def _(x, block):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::block_scales", mutates_args=())
+def block_scales(x: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
+    assert x.shape[0] == scales.shape[0]
+    assert triton.cdiv(x.shape[-1], 128) == scales.shape[-1]
+    return _copy(x)
+
+
+@block_scales.register_fake
+def _(x, scales):
     return torch.empty_like(x)
 
 

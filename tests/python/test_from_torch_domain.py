@@ -6,6 +6,7 @@ example's value by bounds on the sizes it follows. Needs torch and triton (no GP
 import importlib.util
 import os
 import sys
+import tempfile
 import unittest
 
 if not (importlib.util.find_spec("torch") and importlib.util.find_spec("triton")):
@@ -16,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 import torch  # noqa: E402
 
-from autoplugin.from_torch import domain, kernel_domain, pipeline, shapes  # noqa: E402
+from autoplugin.from_torch import domain, generate, kernel_domain, pipeline, shapes  # noqa: E402
 from autoplugin.from_torch.discover import Argument, CustomOp, find_ops, parse_example  # noqa: E402
 
 MODULE = os.path.join(HERE, "from_torch_domain.py")
@@ -44,6 +45,24 @@ def learnt(qualname, learn=domain.learn_domain):
 
 def op_with(*arguments):
     return CustomOp("test::op", "", "", list(arguments), 1, None, None, None)
+
+
+class PluginDtypesTest(unittest.TestCase):
+    """The --dtypes an op is generated for (pipeline._plugin_dtypes)."""
+
+    def test_one_launcher_where_every_input_has_a_dtype_of_its_own(self):
+        notes = []
+        op = op_with(Argument("a", "Tensor", dtype="float8_e4m3fn"),
+                     Argument("scales", "Tensor", dtype="float32"), Argument("block", "int"))
+        self.assertEqual(pipeline._plugin_dtypes(op, ["float16", "float32"], notes.append),
+                         ["float16"])
+        self.assertIn("every tensor input has a dtype of its own (a float8_e4m3fn, scales "
+                      "float32): one launcher", notes[0])
+
+    def test_each_dtype_where_an_input_follows_it(self):
+        op = op_with(Argument("x", "Tensor"), Argument("labels", "Tensor", dtype="int64"))
+        self.assertEqual(pipeline._plugin_dtypes(op, ["float32", "float16"], print),
+                         ["float32", "float16"])
 
 
 class OtherValuesTest(unittest.TestCase):
@@ -103,6 +122,22 @@ class LearntRequirementsTest(unittest.TestCase):
     def test_a_block_dividing_the_rows(self):
         found, _ = learnt("test::block_quant")
         self.assertEqual(found, ["x.size(1) % block == 0"])
+
+    def test_a_count_of_blocks_of_another_extent(self):
+        found, _ = learnt("test::block_scales")
+        self.assertIn("scales.size(1) == ceiling(x.size(1)/128)", found)
+
+    def test_a_count_of_blocks_moves_off_an_extent_it_only_coincides_with(self):
+        # x[0] == scales[1] == 8 in the example: learnt with them held equal, the count of
+        # blocks may be stated on x[0]; the host code shows which extent it belongs to.
+        notes, out = [], tempfile.mkdtemp(prefix="from_torch_domain_")
+        generate(MODULE, out, examples=["test::block_scales(x=[8, 1024], scales=[8, 8])"],
+                 ops=["test::block_scales"], artefacts=False, log=notes.append)
+        with open(os.path.join(out, "block_scales", "block_scales.cpp")) as f:
+            required = [line.strip() for line in f if "ap::require(" in line]
+        self.assertIn("ap::require(scales[1] == ap::ceil_div(x[1], 128),", required)
+        self.assertIn("ap::require(x[0] == scales[0],", required)
+        self.assertEqual(len(required), 2, required)
 
     def test_each_multiple_once_and_not_one_another_implies(self):
         found, notes = learnt("test::tiles")

@@ -7,7 +7,8 @@ such a point is outside the op's domain, not a fault of the op. This module samp
 inside what the fake requires, runs the fake and the host code (on fake tensors) at each, and
 looks for requirements that separate the points that fail from those that work: relations
 between extents and int attributes that hold in the example (equal, a factor apart, one
-dividing the other, one at most the other or at most a factor of it, an attribute within an
+dividing the other, one at most the other or at most a factor of it, an extent the count of
+blocks of a power of two in another (`cdiv(K, 128) == As.shape[-1]`), an attribute within an
 input's rank, at least 0 or 1, or at most a power of two, a size a multiple of a power of two or
 at least 2, a run of an input's extents a multiple of a size or equal to one, and last an
 extent at most a power of two). It adds them the one that explains the most failures first,
@@ -25,7 +26,8 @@ import random
 import sympy
 
 from .host import HostFailure, failure_location, run_body, sample_points
-from .points import copy_point, holds, point_values, satisfy, tie, tied_extents
+from .points import (copy_point, holds, point_values, relation_text, satisfy, tie,
+                     tied_extents)
 from .shapes import fake_outputs
 
 
@@ -257,6 +259,12 @@ def _candidates(symbols, example, op):
                 found.append(_Candidate(sympy.Eq(sympy.Mod(a, b), 0), 2))
             if a_value <= b_value and a_value != b_value:
                 found.append(_Candidate(sympy.Le(a, b), 3))
+            # A count of blocks (`triton.cdiv(K, block_k) == As.shape[-1]`: a scale per block of
+            # 128 elements): an extent the ceiling of another over a power of two it exceeds.
+            if b_ref.kind == "extent" and b_value >= 1:
+                for power in POWERS_OF_TWO:
+                    if power < a_value and -(-a_value // power) == b_value:
+                        found.append(_Candidate(sympy.Eq(b, sympy.ceiling(a / power)), 2))
         if a_ref.kind == "attr":
             for rank in ranks:
                 if -rank <= a_value < rank:
@@ -420,15 +428,3 @@ def _constant_modulus(relation):
             isinstance(relation.lhs, sympy.Mod) and relation.lhs.args[1].is_Integer:
         return int(relation.lhs.args[1])
     return None
-
-
-RELATION_SIGNS = {sympy.Eq: "==", sympy.Le: "<=", sympy.Lt: "<", sympy.Ge: ">=", sympy.Gt: ">"}
-
-
-def relation_text(relation, symbols):
-    """`x.size(1)*x.size(2) % num_groups == 0`, as the host code reads the sizes."""
-    renamed = {symbol: sympy.Symbol(ref.text()) for symbol, ref in symbols.items()}
-    lhs, rhs = relation.lhs.xreplace(renamed), relation.rhs.xreplace(renamed)
-    if isinstance(lhs, sympy.Mod):
-        lhs = f"{lhs.args[0]} % {lhs.args[1]}"
-    return f"{lhs} {RELATION_SIGNS[type(relation)]} {rhs}"

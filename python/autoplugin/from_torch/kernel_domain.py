@@ -13,11 +13,11 @@ import random
 
 import sympy
 
-from .domain import (POINTS_PER_ROUND, assuming, moved_one_at_a_time, moved_point, relation_text,
+from .domain import (POINTS_PER_ROUND, assuming, moved_one_at_a_time, moved_point,
                      runs_of_extents, shown)
 from .errors import GenerationError
 from .host import run_body, sample_points
-from .points import holds, point_values
+from .points import holds, point_values, relation_text
 from .shapes import fake_outputs
 
 

@@ -76,6 +76,18 @@ def _fix_input_dtypes(op, examples):
             tensors[name].dtype = dtype
 
 
+def _plugin_dtypes(op, dtypes, log):
+    """The --dtypes an op is generated for: the first only where every tensor input has a dtype
+    of its own (float8 weights and their float32 scales), whose launchers would be the same for
+    each."""
+    if len(dtypes) > 1 and op.tensors and all(a.dtype for a in op.tensors):
+        log(f"{op.qualname}: note: every tensor input has a dtype of its own ("
+            + ", ".join(f"{a.name} {a.dtype}" for a in op.tensors) + f"): one launcher, "
+            f"generated as for --dtypes {dtypes[0]} (another would launch the same)")
+        return dtypes[:1]
+    return dtypes
+
+
 def _complete_example(op, text, values):
     missing = [a.name for a in op.arguments
                if a.name not in values and a.default is None and not a.optional]
@@ -294,6 +306,7 @@ def _generate(module, out, examples, ops, dtypes, arch, log, example_equalities,
                 if qualname == op.qualname]
         _fix_input_dtypes(op, [(text, d) for text, qualname, _, d in parsed
                                if qualname == op.qualname])
+        op_dtypes = _plugin_dtypes(op, dtypes, log)
         _mark_structural_bools(op, [_complete_example(op, text, values) for text, values in mine])
         if not mine:
             raise GenerationError(
@@ -305,11 +318,11 @@ def _generate(module, out, examples, ops, dtypes, arch, log, example_equalities,
             traced = traced_shapes(op, example)
             assumed = (equal_extents_of_inputs(op, example, traced) if example_equalities
                        else [])
-            learn_domain(op, example, traced, DTYPES[dtypes[0]], arch, assumed)
-            keep_to_example_kernels(op, example, traced, DTYPES[dtypes[0]], arch, assumed)
+            learn_domain(op, example, traced, DTYPES[op_dtypes[0]], arch, assumed)
+            keep_to_example_kernels(op, example, traced, DTYPES[op_dtypes[0]], arch, assumed)
             for refusal in held:
                 if not hold_constexpr(op, example, traced, refusal.position, refusal.kernel,
-                                      refusal.name, DTYPES[dtypes[0]], arch, assumed):
+                                      refusal.name, DTYPES[op_dtypes[0]], arch, assumed):
                     raise refusal
             for note in op.notes:
                 log(f"{op.qualname}: note: {note}")
@@ -319,7 +332,7 @@ def _generate(module, out, examples, ops, dtypes, arch, log, example_equalities,
                     f"{len(traced.unreachable)} sampled point(s) that the generated shape "
                     f"function accepts, e.g. {traced.unreachable[0]}")
             log(f"{op.qualname}: recovering the launches of the host code")
-            return traced, recover_launches(op, example, traced, dtypes, arch=arch,
+            return traced, recover_launches(op, example, traced, op_dtypes, arch=arch,
                                             example_equalities=example_equalities, log=log,
                                             max_block=max_block)
 
@@ -365,7 +378,7 @@ def _generate(module, out, examples, ops, dtypes, arch, log, example_equalities,
                                         tuple(recovered.zeroed_outputs),
                                         tuple(recovered.copied_outputs)))
             mine.append((text, other))
-        _check_output_dtypes(op, structures, dtypes)
+        _check_output_dtypes(op, structures, op_dtypes)
         module_path = op.module_path
         provenance = [
             f"Generated from {module_path.name} (sha256 {emit.file_digest(module_path)}...) with "
@@ -380,7 +393,7 @@ def _generate(module, out, examples, ops, dtypes, arch, log, example_equalities,
         for text, _ in mine:
             provenance.append(f"  generated for {text}")
         try:
-            folder = emit.write_project(op, structures, list(dtypes), out, provenance, arch, log,
+            folder = emit.write_project(op, structures, list(op_dtypes), out, provenance, arch, log,
                                         artefacts)
         except TranslationError as error:
             raise GenerationError(f"op '{op.qualname}': an output shape has no ap::Dim form: "

@@ -304,3 +304,15 @@ def holds(condition, values):
         return bool(condition.xreplace(values))
     except (ZeroDivisionError, TypeError, ValueError, AssertionError):  # (as in satisfy)
         return False
+
+
+RELATION_SIGNS = {sympy.Eq: "==", sympy.Le: "<=", sympy.Lt: "<", sympy.Ge: ">=", sympy.Gt: ">"}
+
+
+def relation_text(relation, symbols):
+    """`x.size(1)*x.size(2) % num_groups == 0`, as the host code reads the sizes."""
+    renamed = {symbol: sympy.Symbol(ref.text()) for symbol, ref in symbols.items()}
+    lhs, rhs = relation.lhs.xreplace(renamed), relation.rhs.xreplace(renamed)
+    if isinstance(lhs, sympy.Mod):
+        lhs = f"{lhs.args[0]} % {lhs.args[1]}"
+    return f"{lhs} {RELATION_SIGNS[type(relation)]} {rhs}"

@@ -12,7 +12,8 @@ from .errors import GenerationError
 from .families import OutsideRequirements, next_power_of_2
 from .host import (HostFailure, MAX_SAMPLE_ELEMENTS, broken_requirement, error_text,
                    point_elements, run_body, sample_points, storage_key)
-from .points import allowed_values, copy_point, satisfy, set_text, tie, tied_extents
+from .points import (allowed_values, copy_point, relation_text, satisfy, set_text, tie,
+                     tied_extents)
 from .shapes import fake_outputs
 
 
@@ -348,6 +349,9 @@ def relations_between_inputs(op, example, traced, rng, arch, keep_assumed, notes
                 if root(x) != root(a)]
         failure = _separable(op, example, traced.requires + held, traced, symbol_of, a, b,
                              members, rng, arch, dtype)
+        if failure is not None and _reattributed(op, example, traced, held, symbol_of, a, b,
+                                                 members, arch, dtype, log):
+            failure = None
         if failure is not None:
             checked[(a, b)] = failure
     partners = {}
@@ -390,6 +394,39 @@ def relations_between_inputs(op, example, traced, rng, arch, keep_assumed, notes
 # The splits of the other equal extents tried per pair (2^(n - 2) for n extents equal in the
 # example): the smallest sides first.
 MAX_SPLITS = 32
+
+
+def _reattributed(op, example, traced, held, symbol_of, a, b, members, arch, dtype, log):
+    """Whether a learnt requirement was stated on the wrong one of extents equal in the example,
+    and now is on the right one. The domain is learnt with such extents held equal, where a
+    relation on one holds on the others too: with [16, 7168] activations and [16, 56] weight
+    scales, `cdiv(B.shape[0], 128) == Bs.shape[0]` may be learnt as `A[0] == cdiv(B[0], 128)`,
+    and then every split of A[0] from Bs[0] fails. The relation moves onto another extent of the
+    class (with its reason, and a note) where then a split works."""
+    keys = [a, b, *members]
+    symbols = {symbol_of[key] for key in keys}
+    # Own random numbers: the samples drawn after this step stay those of other ops.
+    rng = random.Random(0)
+    for relation in [r for r in traced.requires if r in (traced.reasons or {})]:
+        if not relation.free_symbols - symbols:
+            continue  # between extents of the class: a tie, which the split tests
+        for symbol in sorted(relation.free_symbols & symbols, key=str):
+            for other in sorted(symbols - {symbol}, key=str):
+                moved = relation.xreplace({symbol: other})
+                if moved in traced.requires:
+                    continue
+                requires = [moved if r is relation else r for r in traced.requires]
+                if _separable(op, example, requires + held, traced, symbol_of, a, b, members,
+                              rng, arch, dtype) is None:
+                    index = traced.requires.index(relation)
+                    traced.requires[index] = moved
+                    traced.reasons[moved] = traced.reasons.pop(relation)
+                    log(f"{op.qualname}: note: requires {relation_text(moved, traced.symbols)} "
+                        f"rather than {relation_text(relation, traced.symbols)} (learnt with "
+                        "the extents equal in the example held equal): so stated, the host code "
+                        "takes those extents unequal")
+                    return True
+    return False
 
 
 def _separable(op, example, requires, traced, symbol_of, a, b, members, rng, arch, dtype):
