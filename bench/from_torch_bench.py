@@ -110,9 +110,8 @@ def host_us(call, calls=2000, rounds=7):
     return sorted(results)[len(results) // 2]
 
 
-def kernel_ms(call, names, calls=50):
-    """Device time per call of the kernels named `names` over `calls` eager calls (CUPTI,
-    through torch.profiler)."""
+def profiled_calls(call, calls):
+    """torch.profiler's record (CUDA activity, CUPTI) of `calls` calls, after a warm-up."""
     from torch.profiler import ProfilerActivity, profile
     for _ in range(5):
         call()
@@ -121,7 +120,13 @@ def kernel_ms(call, names, calls=50):
         for _ in range(calls):
             call()
         torch.cuda.synchronize()
-    return profiled_ms(profiler, names) / calls
+    return profiler
+
+
+def kernel_ms(call, names, calls=50):
+    """Device time per call of the kernels named `names` over `calls` eager calls (CUPTI,
+    through torch.profiler)."""
+    return profiled_ms(profiled_calls(call, calls), names) / calls
 
 
 def profiled_ms(profiler, names):

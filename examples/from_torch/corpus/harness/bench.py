@@ -30,7 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "..", "bench"))
 import reference  # noqa: E402
-from from_torch_bench import kernel_ms, numpy_scalars_as_ints, profiled_ms  # noqa: E402
+from from_torch_bench import (kernel_ms, numpy_scalars_as_ints, profiled_calls,  # noqa: E402
+                              profiled_ms)
 
 ROW_TIMEOUT_S = 180  # a row that hangs (a kernel that never ends) must not stop the others
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
@@ -175,14 +176,7 @@ def eager_op_ms(call, calls=50):
     """The device time per call of everything the eager op runs on the GPU (CUPTI): its
     library kernels and PyTorch's own (the layout copies of its host code, a zeroed buffer)."""
     from torch.autograd import DeviceType
-    from torch.profiler import ProfilerActivity, profile
-    for _ in range(5):
-        call()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as profiler:
-        for _ in range(calls):
-            call()
-        torch.cuda.synchronize()
+    profiler = profiled_calls(call, calls)
     total = sum(event.self_device_time_total for event in profiler.key_averages()
                 if event.device_type == DeviceType.CUDA)
     return total / 1000 / calls
