@@ -28,6 +28,7 @@ AUTOPLUGIN_EXAMPLES = [
     "test::bucketed(x=[2, 300, 64])",
     "test::tapped(x=[8, 64], w=[64, 4])",
     "test::block_scales(x=[16, 1000], scales=[16, 8])",
+    "test::head_sizes(x=[8, 128])",
 ]
 
 
@@ -86,6 +87,17 @@ def block_scales(x: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
 
 @block_scales.register_fake
 def _(x, scales):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::head_sizes", mutates_args=())
+def head_sizes(x: torch.Tensor) -> torch.Tensor:
+    assert x.shape[-1] in {16, 32, 64, 128, 256}
+    return _copy(x)
+
+
+@head_sizes.register_fake
+def _(x):
     return torch.empty_like(x)
 
 

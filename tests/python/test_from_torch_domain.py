@@ -127,6 +127,11 @@ class LearntRequirementsTest(unittest.TestCase):
         found, _ = learnt("test::block_scales")
         self.assertIn("scales.size(1) == ceiling(x.size(1)/128)", found)
 
+    def test_a_set_of_powers_of_two_stated_once(self):
+        found, notes = learnt("test::head_sizes")
+        self.assertEqual(found, ["x.size(1) in {16, 32, 64, 128, 256}"])
+        self.assertEqual(len(notes), 1, notes)
+
     def test_a_count_of_blocks_moves_off_an_extent_it_only_coincides_with(self):
         # x[0] == scales[1] == 8 in the example: learnt with them held equal, the count of
         # blocks may be stated on x[0]; the host code shows which extent it belongs to.

@@ -11,12 +11,13 @@ dividing the other, one at most the other or at most a factor of it, an extent t
 blocks of a power of two in another (`cdiv(K, 128) == As.shape[-1]`), an attribute within an
 input's rank, at least 0 or 1, or at most a power of two, a size a multiple of a power of two or
 at least 2, a run of an input's extents a multiple of a size or equal to one, and last an
-extent at most a power of two). It adds them the one that explains the most failures first,
+extent at most a power of two, or a power of two within bounds). It adds them the one that explains the most failures first,
 until every failing point breaks one, samples again inside them, and stops when a round of
 points all work; then drops each learnt requirement that points outside it show unneeded
 (or replaces it by a weaker candidate inside which they work), weakens each
-multiple-of-a-power-of-two to the smallest power the host code takes, and states a multiple
-another implies once. What it learns becomes the plugin's `require`
+multiple-of-a-power-of-two to the smallest power the host code takes, states a multiple
+another implies once, and narrows a set of values by the other requirements on its extent in
+their place. What it learns becomes the plugin's `require`
 (with the failure that taught it), and a note; where no candidate explains a failure it stops,
 and the refusal comes from the launch recovery as before, naming the host line.
 """
@@ -26,8 +27,8 @@ import random
 import sympy
 
 from .host import HostFailure, failure_location, run_body, sample_points
-from .points import (copy_point, holds, point_values, relation_text, satisfy, tie,
-                     tied_extents)
+from .points import (allowed_values, copy_point, holds, point_values, relation_text, satisfy,
+                     tie, tied_extents)
 from .shapes import fake_outputs
 
 
@@ -39,6 +40,10 @@ FACTORS = range(2, 9)
 POWERS_OF_TWO = [1 << k for k in range(1, 11)]
 ATTRIBUTE_CAPS = [1 << k for k in range(0, 17)]
 EXTENT_CAPS = [1 << k for k in range(4, 17)]
+# Sets of powers of two an extent may be required to be in: up to 2^16.
+SET_EXPONENTS = 17
+# Candidates this simple or less (sets of values) are tried last (_best_candidate).
+LAST_RESORT = 8
 # Errors of the code itself rather than of the sizes: never a requirement.
 CODE_ERRORS = (NameError, AttributeError, ImportError, TypeError)
 
@@ -102,7 +107,8 @@ def _learn_domain(op, example, traced, dtype, arch, held, seed):
     failed = []  # the values of every failing point, for _drop_unneeded
     candidates = [c for c in _candidates(symbols, example, op)
                   if c.relation not in traced.requires and
-                  sympy.Eq(c.relation.rhs, c.relation.lhs) not in held]
+                  not (isinstance(c.relation, sympy.Eq) and
+                       sympy.Eq(c.relation.rhs, c.relation.lhs) in held)]
     learnt = {}  # relation -> (point, failure) that taught it
     for round_index in range(ROUNDS):
         points = _points(op, example, traced, rng, first=round_index == 0)
@@ -141,6 +147,7 @@ def _learn_domain(op, example, traced, dtype, arch, held, seed):
     _drop_unneeded(op, example, traced, learnt, candidates, (working, failed), dtype, arch, rng)
     _weaken_multiples(op, example, traced, learnt, dtype, arch, rng)
     _drop_implied_multiples(traced, learnt)
+    _merge_into_sets(traced, learnt)
     if traced.reasons is None:
         traced.reasons = {}
     for relation, (point, failure) in learnt.items():
@@ -229,12 +236,17 @@ def _extents_positive(op, point):
 
 def _best_candidate(candidates, failures, symbols):
     """The candidate that the most failing points break (the simplest among equals), or None
-    where none breaks any."""
+    where none breaks any; a last resort (a set of values) only where no other candidate breaks
+    any: a set breaks most failures of its extent, and would otherwise win over the weaker
+    relations the host code needs (`% 4` and `<= 256`)."""
     failing = [point_values(symbols, point) for point, _ in failures]
-    scored = [(sum(not holds(c.relation, v) for v in failing), -c.simplicity, -index)
-              for index, c in enumerate(candidates)]
-    scored = [s for s in scored if s[0] > 0]
-    return candidates[-max(scored)[2]] if scored else None
+    for pool in ([c for c in candidates if c.simplicity < LAST_RESORT], candidates):
+        scored = [(sum(not holds(c.relation, v) for v in failing), -c.simplicity, -index)
+                  for index, c in enumerate(pool)]
+        scored = [s for s in scored if s[0] > 0]
+        if scored:
+            return pool[-max(scored)[2]]
+    return None
 
 
 def _candidates(symbols, example, op):
@@ -277,10 +289,20 @@ def _candidates(symbols, example, op):
                 if a_value <= power:
                     found.append(_Candidate(sympy.Le(a, power), 6))
         else:
-            # A cap on an extent (`assert D <= 256`, a head size), the last resort.
+            # A cap on an extent (`assert D <= 256`, a head size).
             for power in EXTENT_CAPS:
                 if a_value <= power:
                     found.append(_Candidate(sympy.Le(a, power), 7))
+            # A power of two within bounds (`assert D in {16, 32, 64, 128, 256}`), the widest
+            # first: a last resort.
+            if a_value & (a_value - 1) == 0:
+                exponent = a_value.bit_length() - 1
+                bounds = sorted(((low, high) for low in range(exponent + 1)
+                                 for high in range(exponent, SET_EXPONENTS)),
+                                key=lambda b: b[0] - b[1])
+                for low, high in bounds:
+                    found.append(_Candidate(sympy.Or(*[sympy.Eq(a, 1 << k)
+                                                       for k in range(low, high + 1)]), 8))
         if a_value >= 2:
             found.append(_Candidate(sympy.Ge(a, 2), 2))
         for power in POWERS_OF_TWO:
@@ -421,6 +443,29 @@ def _drop_implied_multiples(traced, learnt):
                _constant_modulus(other) % modulus == 0 for other in others):
             traced.requires.remove(relation)
             del learnt[relation]
+
+
+def _merge_into_sets(traced, learnt):
+    """A set a learnt requirement gives an extent, narrowed by the others learnt on that extent
+    alone and stated in their place (`q[3] % 16 == 0`, `q[3] <= 256` and `q[3]` a power of two:
+    `q[3] in {16, 32, 64, 128, 256}`)."""
+    for relation in list(learnt):
+        allowed = allowed_values(relation)
+        if allowed is None or relation not in learnt:
+            continue
+        symbol, values = allowed
+        others = [other for other in learnt
+                  if other != relation and other.free_symbols == {symbol}]
+        kept = [value for value in values
+                if all(holds(other, {symbol: value}) for other in others)]
+        if not others or not kept:
+            continue
+        merged = sympy.Or(*[sympy.Eq(symbol, value) for value in kept])
+        traced.requires[traced.requires.index(relation)] = merged
+        learnt[merged] = learnt.pop(relation)
+        for other in others:
+            traced.requires.remove(other)
+            del learnt[other]
 
 
 def _constant_modulus(relation):

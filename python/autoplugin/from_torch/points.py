@@ -310,7 +310,11 @@ RELATION_SIGNS = {sympy.Eq: "==", sympy.Le: "<=", sympy.Lt: "<", sympy.Ge: ">=",
 
 
 def relation_text(relation, symbols):
-    """`x.size(1)*x.size(2) % num_groups == 0`, as the host code reads the sizes."""
+    """`x.size(1)*x.size(2) % num_groups == 0`, as the host code reads the sizes; a set,
+    `x.size(3) in {16, 32, 64}`."""
+    allowed = allowed_values(relation)
+    if allowed is not None and allowed[0] in symbols:
+        return set_text(symbols[allowed[0]].text(), allowed[1])
     renamed = {symbol: sympy.Symbol(ref.text()) for symbol, ref in symbols.items()}
     lhs, rhs = relation.lhs.xreplace(renamed), relation.rhs.xreplace(renamed)
     if isinstance(lhs, sympy.Mod):
