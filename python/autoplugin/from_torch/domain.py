@@ -11,9 +11,9 @@ dividing the other, one at most the other or at most a factor of it, an extent t
 blocks of a power of two in another (`cdiv(K, 128) == As.shape[-1]`), an attribute within an
 input's rank, at least 0 or 1, or at most a power of two, a size a multiple of a power of two or
 at least 2, a run of an input's extents a multiple of a size or equal to one, and last an
-extent at most a power of two, or a power of two within bounds). It adds them the one that explains the most failures first,
-until every failing point breaks one, samples again inside them, and stops when a round of
-points all work; then drops each learnt requirement that points outside it show unneeded
+extent at most a power of two, or a power of two within bounds). It adds them the one that
+explains the most failures first, until every failing point breaks one, samples again inside
+them, and stops when a round of points all work; then drops each learnt requirement that points outside it show unneeded
 (or replaces it by a weaker candidate inside which they work), weakens each
 multiple-of-a-power-of-two to the smallest power the host code takes, states a multiple
 another implies once, and narrows a set of values by the other requirements on its extent in
