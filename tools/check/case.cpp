@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <fstream>
 #include <limits>
+#include <sstream>
 
 namespace autoplugin::check {
 
@@ -21,6 +23,17 @@ std::vector<std::size_t> present_inputs(const CheckCase& c) {
 
 std::string point_name(Point point) {
   return point == Point::Min ? "min" : point == Point::Opt ? "opt" : "max";
+}
+
+InputSpec input_at(const CheckCase& c, std::size_t k, Point point) {
+  InputSpec spec = c.inputs.at(k);
+  spec.opt = spec.at(point);
+  const auto extent = [&](const ExtentBound& bound) {
+    return static_cast<double>(c.inputs.at(bound.input).at(point).at(bound.axis));
+  };
+  if (spec.low_extent) spec.low = extent(*spec.low_extent);
+  if (spec.high_extent) spec.high = extent(*spec.high_extent);
+  return spec;
 }
 
 namespace {
@@ -90,12 +103,37 @@ std::vector<std::int64_t> extents(const nlohmann::json& value, const std::string
   return result;
 }
 
+std::string number_text(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
+// "in<k>[<axis>]": the extent of the case's inputs[k] along `axis`, at the point the case runs.
+ExtentBound extent_bound(const std::string& text, const std::string& where) {
+  ExtentBound bound;
+  const auto open = text.find('[');
+  const auto parse = [](std::string_view digits, std::size_t& value) {
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    return !digits.empty() && error == std::errc() && end == digits.data() + digits.size();
+  };
+  const std::string_view view(text);
+  if (text.rfind("in", 0) != 0 || open == std::string::npos || text.back() != ']' ||
+      !parse(view.substr(2, open - 2), bound.input) ||
+      !parse(view.substr(open + 1, text.size() - open - 2), bound.axis)) {
+    throw Error(where + ": expected a number or an input's extent such as \"in0[1]\", got \"" +
+                text + "\"");
+  }
+  return bound;
+}
+
 InputSpec parse_input(const nlohmann::json& j, const std::string& where) {
   InputSpec spec;
   if (!j.is_object()) throw Error(where + ": expected an object with \"dtype\" and \"shape\"");
-  check_keys(
-      j, {"dtype", "shape", "min", "opt", "max", "range", "values", "zero_fraction", "integers"},
-      where);
+  check_keys(j,
+             {"dtype", "shape", "min", "opt", "max", "range", "values", "zero_fraction", "integers",
+              "distinct"},
+             where);
   const std::string dtype = j.value("dtype", "float32");
   const auto parsed = dtype_from_name(dtype);
   if (!parsed) throw Error(where + ": unknown dtype \"" + dtype + "\"");
@@ -125,8 +163,16 @@ InputSpec parse_input(const nlohmann::json& j, const std::string& where) {
   if (j.contains("range")) {
     const auto& r = j["range"];
     if (!r.is_array() || r.size() != 2) throw Error(where + ".range: expected [low, high]");
-    spec.low = number(r[0], where + ".range[0]");
-    spec.high = number(r[1], where + ".range[1]");
+    if (r[0].is_string()) {
+      spec.low_extent = extent_bound(r[0].get<std::string>(), where + ".range[0]");
+    } else {
+      spec.low = number(r[0], where + ".range[0]");
+    }
+    if (r[1].is_string()) {
+      spec.high_extent = extent_bound(r[1].get<std::string>(), where + ".range[1]");
+    } else {
+      spec.high = number(r[1], where + ".range[1]");
+    }
   }
   if (j.contains("values")) {
     if (!j["values"].is_array()) throw Error(where + ".values: expected a list of numbers");
@@ -148,7 +194,54 @@ InputSpec parse_input(const nlohmann::json& j, const std::string& where) {
     }
   }
   if (j.contains("integers")) spec.integers = boolean(j["integers"], where + ".integers");
+  if (j.contains("distinct")) spec.distinct = boolean(j["distinct"], where + ".distinct");
+  if (spec.distinct && (!spec.values.empty() || spec.zero_fraction > 0.0)) {
+    throw Error(where + ".distinct: random values only (no \"values\", no \"zero_fraction\")");
+  }
   return spec;
+}
+
+// Extent bounds name an input of the case and one of its axes; distinct values fit their range
+// at min, opt and max.
+void check_ranges(const CheckCase& c, const std::string& where) {
+  for (std::size_t k = 0; k < c.inputs.size(); ++k) {
+    const InputSpec& spec = c.inputs[k];
+    const std::string at = where + ".inputs[" + std::to_string(k) + "].range";
+    for (const auto& bound : {spec.low_extent, spec.high_extent}) {
+      if (!bound) continue;
+      const std::string name =
+          "in" + std::to_string(bound->input) + "[" + std::to_string(bound->axis) + "]";
+      if (bound->input >= c.inputs.size() || c.inputs[bound->input].absent) {
+        throw Error(at + ": " + name + " names no input of the case (it has " +
+                    std::to_string(c.inputs.size()) + ", absent ones excluded)");
+      }
+      if (bound->axis >= c.inputs[bound->input].opt.size()) {
+        throw Error(at + ": " + name + " names no axis of input " + std::to_string(bound->input) +
+                    " (rank " + std::to_string(c.inputs[bound->input].opt.size()) + ")");
+      }
+    }
+    if (spec.absent || !spec.distinct) continue;
+    for (Point point : {Point::Min, Point::Opt, Point::Max}) {
+      const InputSpec resolved = input_at(c, k, point);
+      std::int64_t count = 1;
+      for (std::int64_t d : resolved.opt) count *= d;
+      constexpr double kExactIntegers =
+          9007199254740992.0;  // 2^53: every integer below is a double
+      if (!(std::fabs(resolved.low) <= kExactIntegers &&
+            std::fabs(resolved.high) <= kExactIntegers)) {
+        throw Error(where + ".inputs[" + std::to_string(k) +
+                    "].distinct: the range's bounds must lie within -2^53 and 2^53");
+      }
+      const double integers = std::ceil(resolved.high) - std::ceil(resolved.low);
+      if (static_cast<double>(count) > integers) {
+        throw Error(where + ".inputs[" + std::to_string(k) +
+                    "].distinct: " + std::to_string(count) + " distinct values at the " +
+                    point_name(point) + " shapes, but the range [" + number_text(resolved.low) +
+                    ", " + number_text(resolved.high) + ") holds " +
+                    number_text(std::max(integers, 0.0)) + " integers");
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -185,6 +278,7 @@ CheckFile parse_check_file(const nlohmann::json& json, const std::string& origin
         }
         parsed.inputs.push_back(parse_input(input, where + ".inputs[" + std::to_string(k++) + "]"));
       }
+      check_ranges(parsed, where);
       if (c.contains("shape_inputs")) {
         if (!c["shape_inputs"].is_array()) {
           throw Error(where + ".shape_inputs: expected a list of lists of integers");

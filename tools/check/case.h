@@ -22,14 +22,25 @@ inline constexpr std::size_t kMaxCaseRank = 8;
 enum class Point { Min, Opt, Max };
 std::string point_name(Point point);
 
+// A bound of an input's value range given as an extent of an input of the case ("in0[0]" in a
+// case file): an index stays within the axis it indexes at min, opt and max alike.
+struct ExtentBound {
+  std::size_t input = 0;  // the case's inputs[input]
+  std::size_t axis = 0;
+};
+
 struct InputSpec {
   bool absent = false;  // `null` in a case file: a Tensor? input given None
   DType dtype = DType::Float32;
-  std::vector<std::int64_t> min, opt, max;  // the case runs at `opt`
-  double low = -1.0, high = 1.0;            // uniform values in [low, high)
-  double zero_fraction = 0.0;               // share of elements set to 0
-  bool integers = false;                    // round values to integers
-  std::vector<double> values;               // explicit values (row-major), instead of random
+  std::vector<std::int64_t> min, opt, max;             // the case runs at `opt`
+  double low = -1.0, high = 1.0;                       // uniform values in [low, high)
+  std::optional<ExtentBound> low_extent, high_extent;  // replace low / high where set
+  double zero_fraction = 0.0;                          // share of elements set to 0
+  bool integers = false;                               // round values to integers
+  // Integers that all differ, drawn without repeats from [low, high): an index a kernel writes
+  // through without atomics (a repeated one is a race, in the eager op too).
+  bool distinct = false;
+  std::vector<double> values;  // explicit values (row-major), instead of random
   const std::vector<std::int64_t>& at(Point point) const {
     return point == Point::Min ? min : point == Point::Opt ? opt : max;
   }
@@ -54,6 +65,10 @@ struct CheckCase {
 
 // The indices of the inputs TensorRT passes: the present ones, in order.
 std::vector<std::size_t> present_inputs(const CheckCase& c);
+
+// inputs[k] as it runs at `point`: its extents there in `opt`, extent bounds of its range
+// resolved to numbers.
+InputSpec input_at(const CheckCase& c, std::size_t k, Point point);
 
 struct CheckFile {
   std::string op;

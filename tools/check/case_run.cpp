@@ -419,7 +419,9 @@ void CaseRun::run() {
   report_.begin_case(case_.name);
   std::mt19937_64 rng(options_.seed);
   present_ = present_inputs(case_);
-  for (std::size_t k : present_) inputs_.push_back(random_tensor(case_.inputs[k], rng));
+  for (std::size_t k : present_) {
+    inputs_.push_back(random_tensor(input_at(case_, k, Point::Opt), rng));
+  }
   if (!create_build_plugin() || !check_capabilities() || !output_types_and_shapes()) return;
   formats();
   if (!configure()) return;

@@ -117,16 +117,16 @@ std::optional<std::vector<HostTensor>> CaseRun::execute(nvinfer1::IPluginV3& plu
   if (point == Point::Opt) {
     point_inputs = inputs_;
   } else {
-    // An input whose shape does not change keeps the case's values (explicit ones, such as
-    // offsets, stay valid); the others get seeded random values in their range.
+    // An input whose shape and range do not change keeps the case's values (explicit ones,
+    // such as offsets, stay valid); the others get seeded random values in their range there.
     std::mt19937_64 rng(options_.seed + static_cast<std::uint64_t>(point));
     for (std::size_t k = 0; k < present_.size(); ++k) {
-      InputSpec spec = passed_input(k);
-      if (spec.at(point) == spec.opt) {
+      InputSpec spec = input_at(case_, present_[k], point);
+      const InputSpec at_opt = input_at(case_, present_[k], Point::Opt);
+      if (spec.opt == at_opt.opt && spec.low == at_opt.low && spec.high == at_opt.high) {
         point_inputs.push_back(inputs_[k]);
         continue;
       }
-      spec.opt = spec.at(point);
       spec.values.clear();
       point_inputs.push_back(random_tensor(spec, rng));
     }

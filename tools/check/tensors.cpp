@@ -6,6 +6,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <unordered_set>
+#include <utility>
 
 namespace autoplugin::check {
 namespace {
@@ -85,12 +87,48 @@ HostTensor make_tensor(DType dtype, std::vector<std::int64_t> shape) {
   return t;
 }
 
+namespace {
+
+// `count` different integers of [low, high), in random order (the case file's check makes sure
+// the range holds them).
+std::vector<double> distinct_integers(std::int64_t count, double low, double high,
+                                      std::mt19937_64& rng) {
+  const auto first = static_cast<std::int64_t>(std::ceil(low));
+  const auto size = static_cast<std::int64_t>(std::ceil(high)) - first;
+  std::vector<double> chosen;
+  chosen.reserve(static_cast<std::size_t>(count));
+  if (size <= 4 * count) {  // a shuffled prefix of the whole range
+    std::vector<std::int64_t> all(static_cast<std::size_t>(size));
+    for (std::int64_t i = 0; i < size; ++i) all[static_cast<std::size_t>(i)] = first + i;
+    for (std::int64_t i = 0; i < count; ++i) {
+      std::uniform_int_distribution<std::int64_t> pick(i, size - 1);
+      std::swap(all[static_cast<std::size_t>(i)], all[static_cast<std::size_t>(pick(rng))]);
+      chosen.push_back(static_cast<double>(all[static_cast<std::size_t>(i)]));
+    }
+    return chosen;
+  }
+  std::unordered_set<std::int64_t> seen;  // a large range: draw again on a repeat
+  std::uniform_int_distribution<std::int64_t> pick(first, first + size - 1);
+  while (static_cast<std::int64_t>(chosen.size()) < count) {
+    const std::int64_t v = pick(rng);
+    if (seen.insert(v).second) chosen.push_back(static_cast<double>(v));
+  }
+  return chosen;
+}
+
+}  // namespace
+
 HostTensor random_tensor(const InputSpec& spec, std::mt19937_64& rng) {
   HostTensor t = make_tensor(spec.dtype, spec.opt);
   std::uniform_real_distribution<double> value(spec.low, spec.high);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const std::vector<double> distinct = spec.distinct
+                                           ? distinct_integers(t.numel(), spec.low, spec.high, rng)
+                                           : std::vector<double>{};
   for (std::int64_t i = 0; i < t.numel(); ++i) {
-    double v = spec.values.empty() ? value(rng) : spec.values[static_cast<std::size_t>(i)];
+    double v = spec.distinct         ? distinct[static_cast<std::size_t>(i)]
+               : spec.values.empty() ? value(rng)
+                                     : spec.values[static_cast<std::size_t>(i)];
     if (spec.integers || spec.dtype == DType::Int8 || spec.dtype == DType::Int32 ||
         spec.dtype == DType::Int64) {
       v = std::floor(v);

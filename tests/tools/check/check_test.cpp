@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <random>
+#include <set>
 #include <thread>
 
 #include "check/case.h"
@@ -180,6 +182,74 @@ TEST(CheckCaseFile, ReadsNanAndInfinitiesAmongFloatValues) {
   EXPECT_TRUE(std::isnan(values[1]));
   EXPECT_EQ(values[2], std::numeric_limits<double>::infinity());
   EXPECT_EQ(values[3], -std::numeric_limits<double>::infinity());
+}
+
+// An index that a kernel writes through without atomics must not repeat (xFormers' scaled index
+// add races on a repeated row, in the eager op too), and must stay within the axis it indexes at
+// the min and max shapes as well.
+TEST(CheckCaseFile, DistinctIndicesFollowTheExtentTheyIndex) {
+  const auto file = parse_check_file(nlohmann::json::parse(R"({"cases": [{"name": "d",
+      "inputs": [{"min": [32, 4], "opt": [64, 4], "max": [128, 4]},
+                 {"dtype": "int64", "min": [16], "opt": [32], "max": [64],
+                  "range": [0, "in0[0]"], "distinct": true}]}]})"),
+                                     "cases.json");
+  const CheckCase& c = file.cases.at(0);
+  std::mt19937_64 rng(7);
+  for (Point point : {Point::Min, Point::Opt, Point::Max}) {
+    const InputSpec spec = input_at(c, 1, point);
+    EXPECT_EQ(spec.high, static_cast<double>(c.inputs[0].at(point)[0]));
+    const HostTensor index = random_tensor(spec, rng);
+    std::set<double> seen;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(index.numel()); ++i) {
+      EXPECT_GE(index.at(i), 0.0);
+      EXPECT_LT(index.at(i), spec.high);
+      seen.insert(index.at(i));
+    }
+    EXPECT_EQ(static_cast<std::int64_t>(seen.size()), index.numel()) << point_name(point);
+  }
+  // A range far wider than the count draws without the whole range in memory.
+  InputSpec wide = c.inputs[1];
+  wide.opt = {1000};
+  wide.high = 1e15;
+  wide.high_extent.reset();
+  const HostTensor sparse = random_tensor(wide, rng);
+  std::set<double> values;
+  for (std::size_t i = 0; i < 1000; ++i) values.insert(sparse.at(i));
+  EXPECT_EQ(values.size(), 1000u);
+}
+
+TEST(CheckCaseFile, RefusesDistinctValuesTheRangeCannotHold) {
+  auto error_of = [](const char* text) -> std::string {
+    try {
+      (void)parse_check_file(nlohmann::json::parse(text), "cases.json");
+    } catch (const autoplugin::Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_of(R"({"cases": [{"name": "d", "inputs": [{"min": [8], "opt": [64]},
+      {"dtype": "int32", "min": [16], "opt": [32], "range": [0, "in0[0]"], "distinct": true}]}]})"),
+            "cases.json: case 'd'.inputs[1].distinct: 16 distinct values at the min shapes, but "
+            "the range [0, 8) holds 8 integers");
+  EXPECT_EQ(error_of(R"({"cases": [{"name": "x", "inputs": [{"shape": [8]},
+      {"dtype": "int32", "shape": [4], "range": [0, "in2[0]"]}]}]})"),
+            "cases.json: case 'x'.inputs[1].range: in2[0] names no input of the case (it has 2, "
+            "absent ones excluded)");
+  EXPECT_EQ(error_of(R"({"cases": [{"name": "a", "inputs": [{"shape": [8]},
+      {"dtype": "int32", "shape": [4], "range": [0, "in0[1]"]}]}]})"),
+            "cases.json: case 'a'.inputs[1].range: in0[1] names no axis of input 0 (rank 1)");
+  EXPECT_EQ(error_of(R"({"cases": [{"name": "s", "inputs": [{"shape": [8]},
+      {"dtype": "int32", "shape": [4], "range": [0, "rows"]}]}]})"),
+            "cases.json: case 's'.inputs[1].range[1]: expected a number or an input's extent such "
+            "as \"in0[1]\", got \"rows\"");
+  EXPECT_EQ(error_of(R"({"cases": [{"name": "h", "inputs": [
+      {"dtype": "int64", "shape": [2], "range": [0, 1e300], "distinct": true}]}]})"),
+            "cases.json: case 'h'.inputs[0].distinct: the range's bounds must lie within -2^53 "
+            "and 2^53");
+  EXPECT_EQ(error_of(R"({"cases": [{"name": "v", "inputs": [
+      {"dtype": "int32", "shape": [2], "values": [1, 1], "distinct": true}]}]})"),
+            "cases.json: case 'v'.inputs[0].distinct: random values only (no \"values\", no "
+            "\"zero_fraction\")");
 }
 
 TEST(CheckCompare, EqualInfinitiesMatchExactlyAndOppositeOnesDoNot) {
