@@ -127,7 +127,9 @@ def _set_points(op, structure, tensors):
 
 def _case_dtype(tensor, dtype):
     """A case input's dtype; an integer input of its own dtype gets values 0 and 1, which index
-    any axis of two or more (labels, indices): widen `range` in cases.json for more."""
+    any axis of two or more (labels, indices): widen `range` in cases.json for more (`[0,
+    "in0[0]"]`: the rows of input 0), with `"distinct": true` where a kernel writes through
+    the index without atomics."""
     if tensor.dtype and not getattr(torch, tensor.dtype).is_floating_point:
         return {"dtype": tensor.dtype, "range": [0, 2]}
     return {"dtype": tensor.dtype or dtype}
