@@ -246,7 +246,7 @@ def print_row(r):
 
 
 def run(modules, prefix, work):
-    """Benchmarks `modules` (those that passed their GPU check); returns 1 when a target is
+    """Benchmarks `modules` (those that built; their checks run after); returns 1 when a target is
     missed or a measurement fails, else 0."""
     import triton
     print(f"\nbenchmark: {torch.cuda.get_device_name()}, PyTorch {torch.__version__}, "
