@@ -225,8 +225,8 @@ void check_ranges(const CheckCase& c, const std::string& where) {
       const InputSpec resolved = input_at(c, k, point);
       std::int64_t count = 1;
       for (std::int64_t d : resolved.opt) count *= d;
-      constexpr double kExactIntegers =
-          9007199254740992.0;  // 2^53: every integer below is a double
+      // 2^53: every integer up to it is a double, and ceil() of a bound converts exactly.
+      constexpr double kExactIntegers = 9007199254740992.0;
       if (!(std::fabs(resolved.low) <= kExactIntegers &&
             std::fabs(resolved.high) <= kExactIntegers)) {
         throw Error(where + ".inputs[" + std::to_string(k) +
