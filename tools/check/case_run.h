@@ -125,6 +125,9 @@ class CaseRun {
   // kernel whose result changes from run to run (floating-point atomics in no fixed order) cannot
   // match bitwise: then each of `runs` is compared with `expected` within the case's tolerance and
   // `note` is reported. Returns the FAIL text, "" when it passes.
+  // Where outputs change from run to run beyond the tolerance: the integer input that repeats
+  // values, if any (a race on a repeated index), and how to draw it without repeats.
+  std::string repeated_index_hint() const;
   std::string unequal_output(int output, const std::vector<const HostTensor*>& runs,
                              const HostTensor& expected, bool runs_vary, const std::string& differs,
                              const std::string& reproduced, const std::string& note);

@@ -257,6 +257,17 @@ std::optional<std::vector<HostTensor>> CaseRun::execute(nvinfer1::IPluginV3& plu
   return result;
 }
 
+std::string CaseRun::repeated_index_hint() const {
+  for (std::size_t p = 0; p < present_.size(); ++p) {
+    if (repeats_values(inputs_[p])) {
+      return "; it changes from run to run, and input " + std::to_string(present_[p]) +
+             " repeats values: a kernel that writes through an index without atomics races on "
+             "a repeated one (\"distinct\": true in the case draws them without repeats)";
+    }
+  }
+  return "";
+}
+
 std::string CaseRun::unequal_output(int output, const std::vector<const HostTensor*>& runs,
                                     const HostTensor& expected, bool runs_vary,
                                     const std::string& differs, const std::string& reproduced,
@@ -265,7 +276,7 @@ std::string CaseRun::unequal_output(int output, const std::vector<const HostTens
   if (!runs_vary) return which + differs + reproduced;
   for (const HostTensor* run : runs) {
     if (auto mismatch = compare(*run, expected, case_tolerance(expected.dtype))) {
-      return which + differs + ": " + *mismatch;
+      return which + differs + ": " + *mismatch + repeated_index_hint();
     }
   }
   report_.info("nondeterministic " + which, note);

@@ -273,6 +273,18 @@ bool bitwise_equal(const HostTensor& a, const HostTensor& b) {
   return a.dtype == b.dtype && a.shape == b.shape && a.bytes == b.bytes;
 }
 
+bool repeats_values(const HostTensor& t) {
+  if (t.dtype != DType::Int8 && t.dtype != DType::Int32 && t.dtype != DType::Int64 &&
+      t.dtype != DType::UInt8) {
+    return false;
+  }
+  std::unordered_set<double> seen;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(t.numel()); ++i) {
+    if (!seen.insert(t.at(i)).second) return true;
+  }
+  return false;
+}
+
 std::string shape_text(const std::vector<std::int64_t>& shape) {
   std::string text = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) {

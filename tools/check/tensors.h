@@ -44,6 +44,8 @@ Tolerance default_tolerance(DType dtype);
 std::optional<std::string> compare(const HostTensor& actual, const HostTensor& expected,
                                    Tolerance tolerance);
 bool bitwise_equal(const HostTensor& a, const HostTensor& b);
+// An integer tensor holding some value twice (an index that repeats).
+bool repeats_values(const HostTensor& t);
 std::string shape_text(const std::vector<std::int64_t>& shape);
 
 }  // namespace autoplugin::check

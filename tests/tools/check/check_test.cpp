@@ -218,6 +218,14 @@ TEST(CheckCaseFile, DistinctIndicesFollowTheExtentTheyIndex) {
   EXPECT_EQ(values.size(), 1000u);
 }
 
+// Outputs that change from run to run where an index input repeats: check names that input.
+TEST(CheckTensors, FindsRepeatedIndicesOnlyInIntegerTensors) {
+  EXPECT_TRUE(repeats_values({DType::Int64, {3}, bytes_of<std::int64_t>({4, 1, 4})}));
+  EXPECT_FALSE(repeats_values({DType::Int64, {3}, bytes_of<std::int64_t>({4, 1, 5})}));
+  EXPECT_TRUE(repeats_values({DType::Int32, {2}, bytes_of<std::int32_t>({0, 0})}));
+  EXPECT_FALSE(repeats_values({DType::Float32, {2}, bytes_of<float>({0.5f, 0.5f})}));
+}
+
 TEST(CheckCaseFile, RefusesDistinctValuesTheRangeCannotHold) {
   auto error_of = [](const char* text) -> std::string {
     try {
