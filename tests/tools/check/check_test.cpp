@@ -125,6 +125,16 @@ TEST(CheckReport, CaseTravelsAsJsonAndExpectedErrorsPass) {
   EXPECT_EQ(parent.failures(), 1);
 }
 
+// The error a case file's text gives, "no error" where it parses.
+std::string error_of(const char* text) {
+  try {
+    (void)parse_check_file(nlohmann::json::parse(text), "cases.json");
+  } catch (const autoplugin::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 TEST(CheckCaseFile, SuggestsTheKnownNameForAMisspelledOne) {
   EXPECT_EQ(closest_name("rnage", {"range", "values"}), "range");
   EXPECT_EQ(closest_name("expect_shape", {"expect_shapes", "inputs"}), "expect_shapes");
@@ -135,14 +145,6 @@ TEST(CheckCaseFile, SuggestsTheKnownNameForAMisspelledOne) {
 // typo such as a 26-digit shape input is an error naming the case and the key, not undefined
 // behaviour (found by the case-file fuzzer).
 TEST(CheckCaseFile, RefusesNumbersOutOfRangeNamingTheCaseAndKey) {
-  auto error_of = [](const char* text) -> std::string {
-    try {
-      (void)parse_check_file(nlohmann::json::parse(text), "cases.json");
-    } catch (const autoplugin::Error& e) {
-      return e.what();
-    }
-    return "no error";
-  };
   EXPECT_EQ(error_of(R"({"cases": [{"name": "big", "inputs": [{"shape": [2]}],
                                    "shape_inputs": [[39993333333333333333333333]]}]})"),
             "cases.json: case 'big'.shape_inputs[0]: expected a 64-bit integer, got "
@@ -227,14 +229,6 @@ TEST(CheckTensors, FindsRepeatedIndicesOnlyInIntegerTensors) {
 }
 
 TEST(CheckCaseFile, RefusesDistinctValuesTheRangeCannotHold) {
-  auto error_of = [](const char* text) -> std::string {
-    try {
-      (void)parse_check_file(nlohmann::json::parse(text), "cases.json");
-    } catch (const autoplugin::Error& e) {
-      return e.what();
-    }
-    return "no error";
-  };
   EXPECT_EQ(error_of(R"({"cases": [{"name": "d", "inputs": [{"min": [8], "opt": [64]},
       {"dtype": "int32", "min": [16], "opt": [32], "range": [0, "in0[0]"], "distinct": true}]}]})"),
             "cases.json: case 'd'.inputs[1].distinct: 16 distinct values at the min shapes, but "
