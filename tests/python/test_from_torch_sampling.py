@@ -1,5 +1,6 @@
 """Unit tests of from-torch's point sampler (python/autoplugin/from_torch/points.py), in seconds:
-meeting a bound on one size at a sampled point. Needs torch and sympy (no GPU, no Triton)."""
+meeting a bound on one size at a sampled point; requirements evaluated exactly (exact.py) as
+sympy evaluates them. Needs torch and sympy (no GPU, no Triton)."""
 import importlib.util
 import os
 import random
@@ -13,7 +14,7 @@ if not (importlib.util.find_spec("torch") and importlib.util.find_spec("sympy"))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 import sympy  # noqa: E402
 
-from autoplugin.from_torch import points, shapes  # noqa: E402
+from autoplugin.from_torch import exact, points, shapes  # noqa: E402
 
 
 def walked(meets, current, lowest):
@@ -64,6 +65,60 @@ class NearestMeetingTest(unittest.TestCase):
     def test_nothing_within_the_search(self):
         self.assertIsNone(points.nearest_meeting(lambda v: v > 10 ** 6, 10, 1))
         self.assertIsNone(points.nearest_meeting(lambda v: v < -10, 5, 1))  # below the lowest
+
+
+def sympy_truth(relation, values):
+    """What the sampler did before exact.py: substitute, then ask sympy; "raises" where that
+    raises."""
+    try:
+        return bool(relation.xreplace(values))
+    except (ZeroDivisionError, TypeError, ValueError):
+        return "raises"
+
+
+def exact_truth(relation, values):
+    try:
+        return exact.evaluate(relation, values)
+    except (ZeroDivisionError, TypeError, ValueError):
+        return "raises"
+
+
+class ExactEvaluationTest(unittest.TestCase):
+    def test_random_requirements_hold_where_sympy_says_they_do(self):
+        a, b, c = sympy.symbols("a b c", integer=True)
+        terms = [a, b, c, a * b, a + 2 * c - 3, b - a, sympy.Mod(a, b), sympy.Mod(a * c, 128),
+                 sympy.floor(a / b), sympy.ceiling(a / 128), sympy.ceiling((a + c) / b),
+                 sympy.Min(a, 64), sympy.Max(b, c), sympy.Rational(3, 2) * a, a ** 2 / c,
+                 sympy.Abs(b - c)]
+        torch_functions = importlib.import_module("torch.utils._sympy.functions")
+        terms += [torch_functions.FloorDiv(a, b), torch_functions.PythonMod(a, b),
+                  torch_functions.Mod(a, 64), torch_functions.Max(a, c),
+                  torch_functions.FloorDiv(a + c, 16)]
+        relations = [sympy.Eq, sympy.Le, sympy.Lt, sympy.Ge, sympy.Gt]
+        rng = random.Random(0)
+        compared = 0
+        for _ in range(3000):
+            relation = rng.choice(relations)(rng.choice(terms), rng.choice(terms + [0, 1, 7]))
+            if rng.random() < 0.3:  # a set, or two requirements at once
+                relation = rng.choice([sympy.Or, sympy.And])(
+                    relation, sympy.Eq(rng.choice(terms), rng.choice([0, 16, 32])))
+            if not isinstance(relation, sympy.Basic) or relation in (sympy.true, sympy.false):
+                continue
+            values = {a: rng.randint(-3, 300), b: rng.choice([0, 1, 2, 3, 64, -5]),
+                      c: rng.randint(0, 5)}
+            got = exact_truth(relation, values)
+            if got is not None:  # None: left to sympy (a division by 0)
+                self.assertEqual(got, sympy_truth(relation, values), (relation, values))
+                compared += 1
+        self.assertGreater(compared, 2000)
+
+    def test_what_it_cannot_reproduce_is_left_to_sympy(self):
+        a = sympy.Symbol("a", integer=True)
+        self.assertIsNone(exact.evaluate(sympy.Le(sympy.Float(0.5) * a, 3), {a: 4}))
+        self.assertIsNone(exact.evaluate(sympy.Ne(a, 3), {a: 4}))
+        self.assertIsNone(exact.evaluate(sympy.Le(a, 3), {a: True}))  # a bool attribute
+        self.assertIsNone(exact.evaluate(sympy.Le(a, 3), {}))
+        self.assertTrue(points.holds(sympy.Ne(a, 3), {a: 4}))
 
 
 class RaiseToBoundTest(unittest.TestCase):

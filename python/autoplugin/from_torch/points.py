@@ -9,6 +9,8 @@ import math
 
 import sympy
 
+from .exact import evaluate
+
 
 def copy_point(point):
     """A point (argument -> shape or value) whose lists can be changed without changing
@@ -136,7 +138,8 @@ def satisfy(point, requires, symbols, keep=None):
             continue
         values = {s: symbols[s].value(point) for s in free}
         try:
-            if relation.xreplace(values) is sympy.true:
+            known = evaluate(relation, values)
+            if known if known is not None else relation.xreplace(values) is sympy.true:
                 continue
         # C % num_groups at num_groups = 0, or below 0 (PyTorch's Mod asserts its divisor > 0)
         except (ZeroDivisionError, TypeError, ValueError, AssertionError):
@@ -301,7 +304,8 @@ def holds(condition, values):
     """Whether a requirement holds at a point; False where it cannot be evaluated there (a
     division or remainder by an attribute that is 0)."""
     try:
-        return bool(condition.xreplace(values))
+        known = evaluate(condition, values)
+        return known if known is not None else bool(condition.xreplace(values))
     except (ZeroDivisionError, TypeError, ValueError, AssertionError):  # (as in satisfy)
         return False
 
