@@ -1,7 +1,9 @@
 """What a run of the host code records and what recovery makes of it: the launches (recorded, and
 recovered as C++ expressions), the workspace's scratch buffers, and the small value helpers the
 floors above share."""
-import traceback
+import functools
+import linecache
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,14 +97,23 @@ class RecoveredLaunches:
 
 
 def launch_site(module_path):
-    """(file:line, source line) of the innermost frame in the op's module."""
-    for frame in reversed(traceback.extract_stack()):
-        if Path(frame.filename).resolve() == module_path:
-            line = (frame.line or "").strip()
+    """(file:line, source line) of the innermost frame in the op's module. Called for every
+    launch and tensor the host code makes (a library's autotuner: every config, at every point
+    probed), so it walks the frames without formatting the stack."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if _resolved(frame.f_code.co_filename) == module_path:
+            line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
             if line.count("(") > line.count(")"):
                 line += " ..."  # the first line of a call written over several
-            return f"{module_path.name}:{frame.lineno}", line
+            return f"{module_path.name}:{frame.f_lineno}", line
+        frame = frame.f_back
     return f"{module_path.name}:?", ""
+
+
+@functools.lru_cache(maxsize=None)
+def _resolved(filename):
+    return Path(filename).resolve()
 
 
 def plain_value(value):
