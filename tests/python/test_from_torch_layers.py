@@ -12,7 +12,7 @@ PACKAGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "
 # Bottom to top, as docs/from-torch.md draws them.
 FLOORS = [
     ["errors"],  # the refusals
-    ["records", "fake_cuda", "sympy_to_dim", "kernel_source", "aot_tool",
+    ["records", "fake_cuda", "sympy_to_dim", "exact", "kernel_source", "aot_tool",
      "layout_copy"],  # the models and tools
     ["trials"],  # a recorded launch compiled on trial: run-time constexprs, block sizes
     ["discover"],  # the op: schema, host code, fake
