@@ -22,6 +22,7 @@ their place. What it learns becomes the plugin's `require`
 and the refusal comes from the launch recovery as before, naming the host line.
 """
 import contextlib
+import functools
 import random
 
 import sympy
@@ -249,6 +250,13 @@ def _best_candidate(candidates, failures, symbols):
     return None
 
 
+@functools.lru_cache(maxsize=None)
+def _powers_of_two(symbol, low, high):
+    """`symbol` in {2^low, ..., 2^high}, built once: sympy sorts an Or's arguments as it makes
+    one, and the candidates are drawn again on every round of learning."""
+    return sympy.Or(*[sympy.Eq(symbol, 1 << k) for k in range(low, high + 1)])
+
+
 def _candidates(symbols, example, op):
     """Relations between the extents and int attributes that hold in the example, simplest
     first."""
@@ -301,8 +309,7 @@ def _candidates(symbols, example, op):
                                  for high in range(exponent, SET_EXPONENTS)),
                                 key=lambda b: b[0] - b[1])
                 for low, high in bounds:
-                    found.append(_Candidate(sympy.Or(*[sympy.Eq(a, 1 << k)
-                                                       for k in range(low, high + 1)]), 8))
+                    found.append(_Candidate(_powers_of_two(a, low, high), 8))
         if a_value >= 2:
             found.append(_Candidate(sympy.Ge(a, 2), 2))
         for power in POWERS_OF_TWO:
