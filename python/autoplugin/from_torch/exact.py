@@ -64,7 +64,6 @@ def _compile_boolean(node):
         lhs, rhs = _compile_number(node.lhs), _compile_number(node.rhs)
         if _UNSUPPORTED in (lhs, rhs):
             return _UNSUPPORTED
-
         return lambda values: lhs(values) == rhs(values)
     compare = _RELATIONS.get(type(node))
     if compare is not None:
@@ -118,8 +117,8 @@ def _compile_number(node):
 
 
 def _compile_torch_function(name, parts):
-    """PyTorch's own sympy functions (the fake's guards hold them), by name: sympy alone is
-    enough to evaluate them here."""
+    """PyTorch's own sympy functions, which the fake's guards hold, recognised by name as
+    sympy_to_dim recognises them (this module imports no torch)."""
     if name == "FloorDiv" and len(parts) == 2:
         dividend, divisor = parts
         return lambda values: math.floor(Fraction(dividend(values)) / Fraction(divisor(values)))
