@@ -12,7 +12,7 @@ PACKAGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "
 # Bottom to top, as docs/from-torch.md draws them.
 FLOORS = [
     ["errors"],  # the refusals
-    ["records", "fake_cuda", "sympy_to_dim", "exact", "kernel_source", "aot_tool",
+    ["records", "expressions", "fake_cuda", "sympy_to_dim", "exact", "kernel_source", "aot_tool",
      "layout_copy"],  # the models and tools
     ["trials"],  # a recorded launch compiled on trial: run-time constexprs, block sizes
     ["discover"],  # the op: schema, host code, fake
@@ -72,6 +72,23 @@ class FloorsTest(unittest.TestCase):
                     private = [name for name in names if name.startswith("_")]
                     self.assertEqual(private, [], f"{module} imports private names of "
                                                   f"{imported}")
+
+    def test_the_writers_read_no_text_back(self):
+        # Values are typed expressions (expressions.py), printed once: nothing that writes the
+        # project parses what it or recovery wrote.
+        for module in ("emit", "kernel_builds", "cases", "expressions", "fitting", "launches",
+                       "kernel_variants", "step_families", "families"):
+            with open(os.path.join(PACKAGE, f"{module}.py")) as f:
+                tree = ast.parse(f.read())
+            imported = {alias.name for node in ast.walk(tree)
+                        if isinstance(node, (ast.Import, ast.ImportFrom))
+                        for alias in node.names} | {
+                node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+            with self.subTest(module=module):
+                self.assertNotIn("re", imported)
+                self.assertNotIn("eval", {node.func.id for node in ast.walk(tree)
+                                          if isinstance(node, ast.Call) and
+                                          isinstance(node.func, ast.Name)})
 
 
 if __name__ == "__main__":

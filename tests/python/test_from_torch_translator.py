@@ -1,4 +1,5 @@
-"""Unit tests of the sympy -> ap::Dim translator of from-torch (needs sympy only, no torch).
+"""Unit tests of the sympy -> ap::Dim translator of from-torch, and of the launcher's typed
+expressions printed to C++ (needs sympy only, no torch).
 
 Each operator is checked twice: the exact C++ text, and its value: the C++ expression is
 evaluated with the semantics ap::Dim gives it (floor division, Python's %, ...) at many integer
@@ -20,6 +21,7 @@ except ImportError:  # the CTest entry skips with a reason before getting here
     print("SKIPPED: sympy is not installed")
     sys.exit(0)
 
+from autoplugin.from_torch import expressions as E  # noqa: E402
 from autoplugin.from_torch import sympy_to_dim  # noqa: E402
 from autoplugin.from_torch.sympy_to_dim import TranslationError, ap_condition, ap_dim  # noqa: E402
 
@@ -216,6 +218,81 @@ class TorchSympyFunctionsTest(unittest.TestCase):
         self.assertEqual(ap_dim(F.PythonMod(s0, 3), NAMES), "x[0] % 3")
         self.assertEqual(ap_dim(F.Max(s0, s1), NAMES), "ap::max(x[0], x[1])")
         self.assertEqual(ap_dim(F.Min(s0, 6), NAMES), "ap::min(x[0], 6)")
+
+
+class LauncherExpressionsTest(unittest.TestCase):
+    """The launcher's values: printed with the parentheses C++ needs and no others, asked what
+    they read and call, and their sympy form."""
+    x1 = E.tensor_atom("x", "size", 1)
+    n = E.attribute_atom("n")
+    pad = E.attribute_atom("padding", 2)
+    scale = E.attribute_atom("scale", optional=True)
+
+    def test_operands_are_parenthesized_only_where_cpp_binds_otherwise(self):
+        x1, n = self.x1, self.n
+        cases = [
+            (E.Binary("*", E.Binary("+", x1, n), E.Integer(4)), "(x.size(1) + n) * 4"),
+            (E.Binary("+", E.Binary("*", x1, n), E.Integer(4)), "x.size(1) * n + 4"),
+            (E.Binary("*", E.Binary("*", x1, n), self.pad), "x.size(1) * n * padding[2]"),
+            (E.Binary("-", x1, E.Binary("-", n, E.Integer(1))), "x.size(1) - (n - 1)"),
+            (E.Binary("-", E.Binary("-", x1, n), E.Integer(1)), "x.size(1) - n - 1"),
+            (E.Binary("/", E.Literal("1.0"), E.Binary("*", x1, n)), "1.0 / (x.size(1) * n)"),
+            (E.Binary("==", E.Binary("%", x1, E.Integer(16)), E.Integer(0)),
+             "x.size(1) % 16 == 0"),
+            (E.Negated("-", E.Binary("+", x1, n)), "-(x.size(1) + n)"),
+            (E.Negated("!", self.scale), "!*scale"),
+            (E.call(E.CDIV, E.Binary("*", x1, n), E.Integer(128)),
+             "ap::triton::cdiv(x.size(1) * n, 128)"),
+            (E.Binary("*", x1, E.call(E.FLOOR_DIV, n, E.Integer(2))),
+             "x.size(1) * floor_div(n, 2)"),
+        ]
+        for expression, cpp in cases:
+            self.assertEqual(expression.cpp(), cpp)
+
+    def test_a_chain_of_conditionals_prints_inside_one_pair_of_parentheses(self):
+        steps = E.Conditional(
+            E.Binary("<=", self.x1, E.Integer(1024)), E.call(E.NEXT_POWER_OF_2, self.x1),
+            E.Conditional(E.Binary("<=", self.x1, E.Integer(4095)), E.Integer(1024, typed=True),
+                          E.Integer(2048, typed=True)))
+        self.assertEqual(steps.cpp(), "(x.size(1) <= 1024 ? ap::triton::next_power_of_2("
+                                      "x.size(1)) : x.size(1) <= 4095 ? std::int64_t{1024} : "
+                                      "std::int64_t{2048})")
+        # as an operand it needs no more
+        self.assertEqual(E.Binary("*", steps, self.n).cpp(), steps.cpp() + " * n")
+
+    def test_a_table_is_a_switch_over_its_key(self):
+        table = E.Table(self.n, (("64", E.Integer(4)), ("128", E.Integer(8))), E.INT64_MAX)
+        self.assertEqual(table.cpp(), "[&]() -> std::int64_t { switch (n) { case 64: return 4; "
+                                      "case 128: return 8; default: return "
+                                      "std::numeric_limits<std::int64_t>::max(); } }()")
+
+    def test_what_an_expression_reads_and_calls(self):
+        value = E.call(E.MIN_INT64, E.Table(self.n, (("1", self.scale),), E.Integer(0)),
+                       E.call(E.FLOOR_DIV, self.x1, self.pad))
+        self.assertEqual(value.parameters(), {"n", "scale", "x", "padding"})
+        self.assertTrue(value.calls(E.FLOOR_DIV))
+        self.assertFalse(value.calls(E.SQRT))
+        self.assertEqual(E.Integer(3).parameters(), set())
+
+    def test_the_sympy_form_has_the_launchers_integer_semantics(self):
+        x1, n = self.x1, self.n
+        value = E.Binary("+", E.call(E.CDIV, x1, E.Integer(4)),
+                         E.Binary("*", E.Integer(-3), E.call(E.FLOOR_DIV, n, E.Integer(2))))
+        form = value.sympy()
+        self.assertEqual(form.free_symbols, {E.atom_symbol("x.size(1)"), E.atom_symbol("n")})
+        for a, b in itertools.product(range(-9, 10), repeat=2):
+            at = form.xreplace({E.atom_symbol("x.size(1)"): a, E.atom_symbol("n"): b})
+            self.assertEqual(at, -(-a // 4) - 3 * (b // 2))
+        bounded = E.call(E.MIN_INT64, E.Integer(8), E.call(E.MAX, x1, n)).sympy()
+        self.assertEqual(bounded.xreplace({E.atom_symbol("x.size(1)"): 3,
+                                           E.atom_symbol("n"): 20}), 8)
+
+    def test_float_values_have_no_sympy_form(self):
+        for value in (E.float_literal(0.5), E.call(E.TO_FLOAT, self.n),
+                      E.Binary("/", E.Literal("1.0"), self.n)):
+            with self.assertRaises(TypeError):
+                value.sympy()
+        self.assertEqual(E.float_literal(2).cpp(), "2.0f")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ if not (importlib.util.find_spec("torch") and importlib.util.find_spec("triton")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+from autoplugin.from_torch.expressions import NEXT_POWER_OF_2, call, tensor_atom  # noqa: E402
 from autoplugin.from_torch.families import VaryingConstexpr, requirements  # noqa: E402
 from autoplugin.from_torch.kernel_source import kernel_file_text  # noqa: E402
 
@@ -87,15 +88,17 @@ class KernelFileTest(unittest.TestCase):
 class FamilyRequirementsTest(unittest.TestCase):
     def test_one_requirement_per_size_the_smallest_limit(self):
         def launch(limit, tile):
-            varying = VaryingConstexpr("BW", "ap::triton::next_power_of_2(w)", [], "cache[2]",
-                                       limit, f"a block of {tile} x BW")
+            width = tensor_atom("cache", "size", 2)
+            varying = VaryingConstexpr("BW", call(NEXT_POWER_OF_2, width), [], "cache[2]",
+                                       limit, f"a block of {tile} x BW", size=width)
             return types.SimpleNamespace(varying=[varying], kernel_name="conv",
                                          where="conv.py:20")
 
         # an autotuned kernel's configs, each with its own tile: every tactic takes the sizes
         found = requirements([launch(8192, 8), launch(256, 256), launch(1024, 64)])
         self.assertEqual(found, [(
-            "cache[2] <= 256", "cache[2] <= 256: kernel 'conv' (conv.py:20): a block of 256 x BW")])
+            "cache[2] <= 256", "cache[2] <= 256: kernel 'conv' (conv.py:20): a block of 256 x BW",
+            {"cache"})])
 
 
 if __name__ == "__main__":

@@ -6,7 +6,6 @@ annotated with the kernel parameter it fills.
 """
 import hashlib
 import json
-import re
 from pathlib import Path
 
 import sympy
@@ -14,6 +13,7 @@ import sympy
 from . import autotune, families
 from .cases import cases
 from .errors import GenerationError
+from .expressions import FLOOR_DIV, SQRT, Atom, Integer
 from .fitting import atom_expressions, output_name
 from .kernel_builds import cmake_lists, kernel_target, needs_cuda_runtime, ship_artefacts
 from .kernel_source import kernel_file_text
@@ -107,15 +107,27 @@ def _structure_text(op, example):
 
 
 def _shape_parameters(op):
-    """The shape function's (and the workspace function's) parameters."""
+    """The shape function's (and the workspace function's) parameters: (C++ type, name)."""
     parameters = []
     for argument in op.arguments:
         if argument.kind == "Tensor":
             cpp_type = "std::optional<ap::Shape>" if argument.optional else "ap::Shape"
         else:
             cpp_type = attribute_type(argument)
-        parameters.append(f"{cpp_type} {argument.name}")
+        parameters.append((cpp_type, argument.name))
     return parameters
+
+
+def _structure_parameters(op):
+    """The parameters _structure_condition reads: tensors, lists, strings, optional and
+    structural attributes."""
+    return {a.name for a in op.arguments if a.kind == "Tensor" or a.kind.endswith("[]") or
+            a.kind == "str" or a.optional or a.structural}
+
+
+def _symbol_parameters(traced, symbols):
+    """The parameters the traced `symbols` are read from."""
+    return {traced.symbols[symbol].name for symbol in symbols if symbol in traced.symbols}
 
 
 def _symbol_names(traced, used):
@@ -151,6 +163,7 @@ def shape_function(op, structures):
     returns = ("ap::Shape" if op.num_outputs == 1 else
                f"std::array<ap::Shape, {op.num_outputs}>")
     lines = []
+    read = _structure_parameters(op)
     for structure in structures:
         traced = structure.traced
         used = set()
@@ -159,6 +172,7 @@ def shape_function(op, structures):
                 used |= extent.free_symbols
         for condition in traced.requires:
             used |= condition.free_symbols
+        read |= _symbol_parameters(traced, used)
         names, display, locals_needed = _symbol_names(traced, used)
         translate = DimTranslator(names)
         show = DimTranslator(display)
@@ -179,9 +193,10 @@ def shape_function(op, structures):
             if ref is not None:  # as the family writes it: `x[2]`, `group_size`
                 bounded = ref.name if ref.kind != "extent" else f"{ref.name}[{ref.index}]"
                 required.add(f"{bounded} <= {max(allowed[1])}")
-        for condition, message in families.requirements(structure.launches):
+        for condition, message, reads in families.requirements(structure.launches):
             if condition in required:  # the fake requires it already
                 continue
+            read |= reads
             lines.append(f"    ap::require({condition},")
             lines.append(f"                \"{message}\");")
         shapes = ["ap::Shape{" + ", ".join(translate.dim(d) for d in shape) + "}"
@@ -192,7 +207,7 @@ def shape_function(op, structures):
             lines.append(f"    return {{{', '.join(shapes)}}};")
         lines.append("  }")
     lines += _not_generated_for(op, structures)
-    return "\n".join([_signature(f"{returns} {name}", _unused_unnamed(parameters, lines))] + lines)
+    return "\n".join([_signature(f"{returns} {name}", parameters, read)] + lines)
 
 
 def _atoms_traced(op, traced):
@@ -231,13 +246,15 @@ def workspace_function(op, structures):
     """The bytes of the host code's scratch buffers, each aligned, for the largest shapes of a
     profile (TensorRT sizes the workspace with it)."""
     lines = []
+    read = _structure_parameters(op)
     for structure in structures:
         traced = structure.traced
-        sizes = [sympy.ceiling(_traced_expression(op, traced, buffer.numel_expression,
+        sizes = [sympy.ceiling(_traced_expression(op, traced, buffer.numel.sympy(),
                                                   f"the scratch buffer at {buffer.where}")
                                * buffer.element_bytes / SCRATCH_ALIGNMENT) * SCRATCH_ALIGNMENT
                  for buffer in structure.scratch]
         used = set().union(*(size.free_symbols for size in sizes))
+        read |= _symbol_parameters(traced, used)
         names, _, locals_needed = _symbol_names(traced, used)
         translate = DimTranslator(names)
         lines.append(f"  if ({_structure_condition(op, structure.example, True)}) {{")
@@ -248,29 +265,20 @@ def workspace_function(op, structures):
         lines.append(f"    return ap::Dim({total});" if not sizes else f"    return {total};")
         lines.append("  }")
     lines += _not_generated_for(op, structures)
-    parameters = _shape_parameters(op)
-    return "\n".join([_signature(f"ap::Dim {op.name}_workspace",
-                                  _unused_unnamed(parameters, lines))] + lines)
+    return "\n".join([_signature(f"ap::Dim {op.name}_workspace", _shape_parameters(op), read)]
+                     + lines)
 
 
-def _signature(start, parameters):
-    """`start(parameters) {`, wrapped at 100 columns with the parameters aligned."""
-    line = f"{start}({', '.join(parameters)}) {{"
+def _signature(start, parameters, read):
+    """`start(parameters) {`, wrapped at 100 columns with the parameters aligned; `parameters`
+    (C++ type, name), those not in `read` unnamed (their name a comment: no unused warnings)."""
+    declared = [f"{cpp_type} {name}" if name in read else f"{cpp_type} /*{name}*/"
+                for cpp_type, name in parameters]
+    line = f"{start}({', '.join(declared)}) {{"
     if len(line) <= 100:
         return line
     indent = " " * (len(start) + 1)
-    return f"{start}(" + (",\n" + indent).join(parameters) + ") {"
-
-
-def _unused_unnamed(parameters, body):
-    """Parameters the body does not use keep their name as a comment (no unused warnings)."""
-    text = "\n".join(body)
-    named = []
-    for parameter in parameters:
-        cpp_type, _, name = parameter.rpartition(" ")
-        used = re.search(rf"(?<![\w.]){re.escape(name)}\b", text) is not None
-        named.append(parameter if used else f"{cpp_type} /*{name}*/")
-    return named
+    return f"{start}(" + (",\n" + indent).join(declared) + ") {"
 
 
 def _element_types(op, structures, dtype):
@@ -280,35 +288,40 @@ def _element_types(op, structures, dtype):
         for launch in structure.launches:
             for argument in launch.arguments:
                 if argument.kind in ("input", "output"):
-                    types[argument.cpp] = CPP_ELEMENT[argument.tensor_types[dtype]]
+                    types[argument.tensor] = CPP_ELEMENT[argument.tensor_types[dtype]]
     return types
 
 
 def _argument_text(argument, dtype):
     if argument.kind in ("input", "output"):
-        address = f"{argument.cpp}.data()"
+        address = f"{argument.tensor}.data()"
         if CPP_ELEMENT[argument.pointer_types[dtype]] != CPP_ELEMENT[argument.tensor_types[dtype]]:
             # a view in another dtype (`x.view(torch.int32)`): the same address, read so
             constant = "const " if argument.kind == "input" else ""
             address = (f"reinterpret_cast<{constant}{CPP_ELEMENT[argument.pointer_types[dtype]]}*>"
                        f"({address})")
-        if argument.offset:
+        if argument.offset is not None:
             return f"{address} + {_parenthesized(argument.offset)}"
         return address
     if argument.kind == "workspace":
         element = CPP_ELEMENT[argument.pointer_types[dtype]]
-        return f"reinterpret_cast<{element}*>(scratch + scratch{argument.cpp}_offset)"
+        return f"reinterpret_cast<{element}*>(scratch + scratch{argument.tensor}_offset)"
+    value = argument.value.cpp()
     if argument.triton_type == "i32":
-        if argument.cpp.lstrip("-").isdigit():
-            return f"std::int32_t{{{argument.cpp}}}"
-        return f"checked_i32({argument.cpp}, \"{argument.name}\")"
+        if isinstance(argument.value, Integer):
+            return f"std::int32_t{{{value}}}"
+        return f"checked_i32({value}, \"{argument.name}\")"
     if argument.triton_type == "i1":
-        return f"static_cast<bool>({argument.cpp})"
-    return argument.cpp
+        return f"static_cast<bool>({value})"
+    return value
 
 
 def _parenthesized(expression):
-    return expression if re.fullmatch(r"[\w.()]+", expression) else f"({expression})"
+    """An operand of the launcher's own arithmetic: a plain size or number as it is, anything
+    else in parentheses."""
+    plain = isinstance(expression, Atom) or (isinstance(expression, Integer) and
+                                             expression.value >= 0)
+    return expression.cpp() if plain else f"({expression.cpp()})"
 
 
 def launcher_name(op, dtype, config=None):
@@ -324,19 +337,21 @@ def launcher(op, structures, dtype, config=None):
         if argument.kind == "Tensor":
             view = "ap::OptIn" if argument.optional else "ap::In"
             own = FIXED_ELEMENT.get(argument.dtype)
-            parameters.append(f"{view}<{types.get(argument.name, own or element)}> "
-                              f"{argument.name}")
+            parameters.append((f"{view}<{types.get(argument.name, own or element)}>",
+                               argument.name))
         else:
-            parameters.append(f"{attribute_type(argument)} {argument.name}")
+            parameters.append((attribute_type(argument), argument.name))
     for index in range(op.num_outputs):
         name = output_name(op, index)
-        parameters.append(f"ap::Out<{types.get(name, element)}> {name}")
+        parameters.append((f"ap::Out<{types.get(name, element)}>", name))
     if _uses_workspace(structures):
-        parameters.append("ap::Workspace workspace")
-    parameters.append("ap::Stream stream")
+        parameters.append(("ap::Workspace", "workspace"))
+    parameters.append(("ap::Stream", "stream"))
+    read = _structure_parameters(op) | {"stream"}
     lines = []
     for index, argument in enumerate(op.mutated):
         out = output_name(op, index)
+        read |= {out, argument.name}
         lines += [
             f"  // In place: TensorRT passes {argument.name}'s memory as {out}; where it does not,",
             f"  // {out} starts as a copy of {argument.name}.",
@@ -352,19 +367,23 @@ def launcher(op, structures, dtype, config=None):
             lines.append("    // The host code's scratch buffers, in the workspace (each "
                          f"{SCRATCH_ALIGNMENT}-byte aligned).")
             lines.append("    char* const scratch = static_cast<char*>(workspace.data);")
+            read.add("workspace")
+            read |= set().union(*(buffer.numel.parameters() for buffer in structure.scratch))
             for index, buffer in enumerate(structure.scratch):
                 start = "0" if index == 0 else \
-                    f"scratch{index - 1}_offset + scratch_bytes({structure.scratch[index - 1].numel}, " \
+                    f"scratch{index - 1}_offset + " \
+                    f"scratch_bytes({structure.scratch[index - 1].numel.cpp()}, " \
                     f"{structure.scratch[index - 1].element_bytes})"
                 lines.append(f"    // {buffer.where}: {buffer.line}")
                 lines.append(f"    const std::int64_t scratch{index}_offset = {start};")
                 if buffer.zeroed:
                     lines.append(f"    check_cuda(cudaMemsetAsync(scratch + scratch{index}_offset, "
-                                 f"0, scratch_bytes({buffer.numel}, {buffer.element_bytes}), "
+                                 f"0, scratch_bytes({buffer.numel.cpp()}, {buffer.element_bytes}), "
                                  "stream),")
                     lines.append(f"               \"clearing scratch buffer {index}\");")
         for index, source in structure.copied_outputs:
             out = output_name(op, index)
+            read |= {out, source}
             lines.append(f"    // The host code starts {out} as a copy of {source} (its kernels "
                          "update it): copied first.")
             lines.append(f"    check_cuda(cudaMemcpyAsync({out}.data(), {source}.data(), "
@@ -373,6 +392,7 @@ def launcher(op, structures, dtype, config=None):
             lines.append(f"               \"copying {source} into {out}\");")
         for index in structure.zeroed_outputs:
             out = output_name(op, index)
+            read.add(out)
             lines.append(f"    // The host code allocates {out} with zeros (its kernels add into "
                          "it): cleared first.")
             lines.append(f"    check_cuda(cudaMemsetAsync({out}.data(), 0, {out}.numel() * "
@@ -385,7 +405,7 @@ def launcher(op, structures, dtype, config=None):
                 if launch.config and launch.config.index == config:
                     kernel = kernel_target(op, structures, launch, dtype)
                     image = (f"{kernel}::image({kernel}::select("
-                             f"{', '.join(v.cpp for v in launch.varying)}))"
+                             f"{', '.join(v.value.cpp() for v in launch.varying)}))"
                              if launch.varying else f"{kernel}::image()")
                     lines.append(f"    if (!ap::triton::fits_device({image}, stream)) "
                                  "return ap::Launch::NotApplicable;")
@@ -393,15 +413,16 @@ def launcher(op, structures, dtype, config=None):
             if launch.config and launch.config.index != config:
                 continue
             kernel = kernel_target(op, structures, launch, dtype)
+            read |= _launch_parameters(launch)
             lines.append(f"    // {launch.where}: {launch.line}")
             if launch.config:
                 lines.append(f"    // @triton.autotune config {launch.config.index}: "
                              f"{launch.config.text}")
-            grid = ", ".join(launch.grid)
+            grid = ", ".join(axis.cpp() for axis in launch.grid)
             lines.append(f"    {kernel}::launch(")
             if launch.varying:
                 # The family's variant for the constexprs the host code computes here.
-                keys = ", ".join(v.cpp for v in launch.varying)
+                keys = ", ".join(v.value.cpp() for v in launch.varying)
                 lines.append(f"        {kernel}::select({keys}),")
             lines.append(f"        ap::triton::make_grid({grid}), stream,")
             runtime = [a for a in launch.arguments if a.kind != "constexpr"]
@@ -416,17 +437,32 @@ def launcher(op, structures, dtype, config=None):
                  "lengths\");")
     lines.append("}")
     returned = "ap::Launch" if config is not None else "void"
-    header = _signature(f"{returned} {launcher_name(op, dtype, config)}",
-                        _unused_unnamed(parameters, lines))
+    header = _signature(f"{returned} {launcher_name(op, dtype, config)}", parameters, read)
     return "\n".join([header] + lines)
 
 
-def _uses_floor_div(structures):
-    return any("floor_div(" in text and "ap::floor_div(" not in text
-               for s in structures
-               for text in [b.numel for b in s.scratch] + [t for launch in s.launches
-                                                         for t in launch.grid
-                                                         + [a.cpp for a in launch.arguments]])
+def _launch_parameters(launch):
+    """The launcher's parameters a launch reads: its tensors and what its values compute with
+    (the variant's constexprs too)."""
+    read = {a.tensor for a in launch.arguments if a.kind in ("input", "output")}
+    for value in list(launch.grid) + [v.value for v in launch.varying] + \
+            [v for a in launch.arguments for v in (a.value, a.offset) if v is not None]:
+        read |= value.parameters()
+    return read
+
+
+def _launcher_values(structures):
+    """Every expression the launchers compute: scratch sizes, grids, arguments, views' starts."""
+    for structure in structures:
+        yield from (buffer.numel for buffer in structure.scratch)
+        for launch in structure.launches:
+            yield from launch.grid
+            for argument in launch.arguments:
+                yield from (v for v in (argument.value, argument.offset) if v is not None)
+
+
+def _calls(structures, function):
+    return any(value.calls(function) for value in _launcher_values(structures))
 
 
 def cpp_source(op, structures, dtypes, provenance):
@@ -446,8 +482,7 @@ def cpp_source(op, structures, dtypes, provenance):
         "#include <algorithm>",
         "#include <array>",
     ]
-    if any("std::sqrt" in a.cpp for s in structures for launch in s.launches
-           for a in launch.arguments):
+    if _calls(structures, SQRT):
         out.append("#include <cmath>")
     out += ["#include <cstdint>", "#include <limits>"]
     if any(a.optional for a in op.arguments):
@@ -480,7 +515,7 @@ def cpp_source(op, structures, dtypes, provenance):
                 f"  return ap::triton::cdiv(elements * element_bytes, {SCRATCH_ALIGNMENT}) * "
                 f"{SCRATCH_ALIGNMENT};",
                 "}", ""]
-    if _uses_floor_div(structures):
+    if _calls(structures, FLOOR_DIV):
         out += ["// Python's //: rounds toward negative infinity.",
                 "std::int64_t floor_div(std::int64_t a, std::int64_t b) {",
                 "  if (b == 0) {",

@@ -1,7 +1,8 @@
 """The model of a constexpr family: the constexprs that change with the shapes or attributes
-(VaryingConstexpr: the C++ that computes each in the launcher, its compiled values, the size
-that drives it and how far), a launch's family of variants with each value's warps and stages,
-and the shape function's requirements that keep every size within the families' ranges."""
+(VaryingConstexpr: the expression that computes each in the launcher, its compiled values, the
+size that drives it and how far), a launch's family of variants with each value's warps and
+stages, and the shape function's requirements that keep every size within the families'
+ranges."""
 from dataclasses import dataclass, field
 
 from .errors import GenerationError
@@ -21,7 +22,7 @@ VARYING = "constexpr"  # the signature entry of a constexpr the variants give
 @dataclass
 class VaryingConstexpr:
     name: str
-    cpp: str  # C++ computing the value in the launcher
+    value: object  # the expression the launcher computes it with (expressions.py)
     values: list  # the family's values, as the signature writes them
     # A power of two of a size (an input extent, an int attribute, or a combination such as
     # `C * H * W // num_groups`): the shape function's requirement.
@@ -41,6 +42,9 @@ class VaryingConstexpr:
     # reaches every larger size
     steps: list = None
     of_set: bool = False  # a variant per size of a set the fake allows: one size each
+    # The driving size as the launcher computes it (an expression): the parameters the shape
+    # function's requirement reads
+    size: object = None
 
 
 @dataclass
@@ -78,14 +82,14 @@ def is_power(value):
 
 
 def shape_function_text(atom, op):
-    """The shape function's C++ for a launcher atom, or "" when it has none there."""
-    if ".size(" in atom:
-        tensor, axis = atom.split(".size(")
-        if any(a.name == tensor for a in op.tensors):
-            return f"{tensor}[{axis.rstrip(')')}]"
-        return ""
-    if any(a.name == atom and a.kind == "int" for a in op.arguments):
-        return atom
+    """The shape function's C++ for a launcher atom (expressions.Atom): an input's extent or an
+    int attribute; "" for any other."""
+    if atom.kind == "size" and any(a.name == atom.parameter for a in op.tensors):
+        return f"{atom.parameter}[{atom.axis}]"
+    if atom.kind == "attribute" and atom.axis is None and any(
+            a.name == atom.parameter and a.kind == "int" and not a.optional
+            for a in op.arguments):
+        return atom.parameter
     return ""
 
 
@@ -102,8 +106,9 @@ def within_limits(op, launches, point):
 
 def requirements(launches):
     """The shape function's requirements that keep every size in the families' ranges: C++
-    (condition, message) pairs, one per driving size, the smallest limit (launches of one size,
-    the tactics of an autotuned kernel each with its own tile, all take the plugin's sizes)."""
+    (condition, message, the parameters the condition reads), one per driving size, the
+    smallest limit (launches of one size, the tactics of an autotuned kernel each with its own
+    tile, all take the plugin's sizes)."""
     tightest = {}  # the driving size's C++ -> (limit, launch, varying), in launch order
     for launch in launches:
         for varying in getattr(launch, "varying", []):
@@ -117,5 +122,6 @@ def requirements(launches):
         condition = f"{bounded} <= {limit}"
         message = (f"{bounded} <= {limit}: kernel '{launch.kernel_name}' ({launch.where}): "
                    f"{varying.limit_reason}")
-        result.append((condition, message.replace("\\", "\\\\").replace('"', '\\"')))
+        result.append((condition, message.replace("\\", "\\\\").replace('"', '\\"'),
+                       varying.size.parameters()))
     return result

@@ -6,11 +6,9 @@ import concurrent.futures
 import json
 import os
 
-import sympy
-
 from .aot_tool import triton_aot_script
 from .errors import GenerationError
-from .fitting import atom_kind
+from .expressions import FLOOR_DIV, Atom, Call, Integer
 from .records import DTYPE_SHORT
 
 
@@ -48,11 +46,11 @@ def size_integers(op, launch):
                 if a.kind == "scalar" and a.triton_type in ("i32", "i64")]
     sizes = []
     for argument in integers:
-        expression = argument.expression
-        kinds = {atom_kind(atom) for atom in expression.free_symbols}
-        if expression.is_Integer:
-            aligned = int(expression) >= 0 and int(expression) % 16 == 0
-        elif _per_group(expression):
+        value = argument.value
+        kinds = {node.kind for node in value.nodes() if isinstance(node, Atom)}
+        if isinstance(value, Integer):
+            aligned = value.value >= 0 and value.value % 16 == 0
+        elif _per_group(value):
             aligned = True
         else:
             aligned = "attribute" not in kinds and bool(kinds)
@@ -83,14 +81,14 @@ def needs_cuda_runtime(op, structures):
         any(s.zeroed_outputs or s.copied_outputs for s in structures)
 
 
-def _per_group(expression):
-    """Whether `expression` is a stride or element count divided by an atom or a constant
+def _per_group(value):
+    """Whether `value` is a stride or element count divided by an atom or a constant
     (`floor_div(X.stride(0), num_groups)`)."""
-    if not isinstance(expression, sympy.floor):
+    if not (isinstance(value, Call) and value.function == FLOOR_DIV):
         return False
-    numerator, denominator = sympy.fraction(expression.args[0])
-    return (numerator.is_Symbol and atom_kind(numerator) in ("stride", "numel") and
-            (denominator.is_Symbol or denominator.is_Integer))
+    numerator, denominator = value.arguments
+    return (isinstance(numerator, Atom) and numerator.kind in ("stride", "numel") and
+            isinstance(denominator, (Atom, Integer)))
 
 
 def cmake_lists(op, structures, dtypes, kernel_file_names, arch):

@@ -17,6 +17,8 @@ a requirement of the shape function, whose message says how to raise the limit.
 import sympy
 
 from .errors import UNRECOVERED, GenerationError
+from .expressions import (MAX_INT64, MIN_INT64, NEXT_POWER_OF_2, Binary, Integer, Negated, Table,
+                          call)
 from .families import (VARYING, Family, OutsideRequirements, VaryingConstexpr, is_power,
                        next_power_of_2, shape_function_text)
 from .fitting import atom_expressions, candidates as expression_candidates, describe_environment
@@ -27,35 +29,37 @@ from .sympy_to_dim import DimTranslator, TranslationError
 from .trials import largest_block
 
 
-def _bool_candidates(atoms, others):
-    """(C++, function of (atoms, the others' values), what it compares: None, or (the size's
-    atom, the value it is compared with as a function of the others' values)) of the bool
-    conditions a heuristic typically computes: a bool attribute or its negation, a size
-    divisible by, or equal to, a power of two or another integer constexpr of the launch
-    (`others`: their C++), the launch's power of two first, or at most another (FlagGems'
-    `ONE_TILE_PER_CTA = TILE_N >= N`)."""
+def _bool_candidates(env, others):
+    """(expression, function of (atoms, the others' values), what it compares: None, or (the
+    size's atom, the value it is compared with as a function of the others' values)) of the
+    bool conditions a heuristic typically computes over the atoms of `env`: a bool attribute or
+    its negation, a size divisible by, or equal to, a power of two or another integer constexpr
+    of the launch (`others`: their expressions), the launch's power of two first, or at most
+    another (FlagGems' `ONE_TILE_PER_CTA = TILE_N >= N`)."""
+    atoms, nodes = env.atoms, env.nodes
+    zero = Integer(0)
     for atom in atoms:
         if isinstance(atoms[atom], bool):
-            yield atom, lambda a, o, n=atom: a[n], None
-            yield f"!{atom}", lambda a, o, n=atom: not a[n], None
+            yield nodes[atom], lambda a, o, n=atom: a[n], None
+            yield Negated("!", nodes[atom]), lambda a, o, n=atom: not a[n], None
     for atom in atoms:  # a feature a float attribute turns on (Unsloth's softcap != 0)
         if isinstance(atoms[atom], float):
-            yield f"{atom} != 0", lambda a, o, n=atom: a[n] != 0, None
-            yield f"{atom} == 0", lambda a, o, n=atom: a[n] == 0, None
-    divisors = [(cpp, lambda o, k=k: o[k]) for k, cpp in enumerate(others)]
-    divisors += [(str(2 ** k), lambda o, d=2 ** k: d) for k in range(1, 17)]
+            yield Binary("!=", nodes[atom], zero), lambda a, o, n=atom: a[n] != 0, None
+            yield Binary("==", nodes[atom], zero), lambda a, o, n=atom: a[n] == 0, None
+    divisors = [(value, lambda o, k=k: o[k]) for k, value in enumerate(others)]
+    divisors += [(Integer(2 ** k), lambda o, d=2 ** k: d) for k in range(1, 17)]
     for atom in atoms:
         if not isinstance(atoms[atom], int) or isinstance(atoms[atom], bool):
             continue
-        for cpp, divisor in divisors:
-            yield (f"{atom} % {cpp} == 0",
+        for value, divisor in divisors:
+            yield (Binary("==", Binary("%", nodes[atom], value), zero),
                    lambda a, o, n=atom, d=divisor: d(o) != 0 and a[n] % d(o) == 0,
                    (atom, divisor))
-        for k, cpp in enumerate(others):
+        for k, value in enumerate(others):
             other = (atom, lambda o, k=k: o[k])
-            yield f"{atom} == {cpp}", lambda a, o, n=atom, k=k: a[n] == o[k], other
-            yield f"{atom} <= {cpp}", lambda a, o, n=atom, k=k: a[n] <= o[k], other
-            yield f"{atom} > {cpp}", lambda a, o, n=atom, k=k: a[n] > o[k], other
+            yield Binary("==", nodes[atom], value), lambda a, o, n=atom, k=k: a[n] == o[k], other
+            yield Binary("<=", nodes[atom], value), lambda a, o, n=atom, k=k: a[n] <= o[k], other
+            yield Binary(">", nodes[atom], value), lambda a, o, n=atom, k=k: a[n] > o[k], other
 
 
 def _telling_apart(candidates, values, name, others, probe):
@@ -92,18 +96,19 @@ def add_varying(family, op, name, first, recorded, constexprs, envs, context, pr
     returns the launch's Family with it added, and the RecoveredArgument of it."""
     family = family or Family([])
     # What a bool may be compared with: the launch's other integer constexprs, as recovered.
-    others = [(v.cpp, v.name) for v in family.varying if v.bounded]
+    others = [(v.value, v.name) for v in family.varying if v.bounded]
     for other in first.arguments:
         value = plain_value(first.arguments[other])
         if (other in constexprs and other != name and isinstance(value, int) and
                 not isinstance(value, bool) and
                 all(plain_value(r.arguments[other]) == value for r in recorded)):
-            others.append((repr(value), other))
+            others.append((Integer(value), other))
     driving = next((v for v in family.varying if v.bounded), None)
     following = _per_variant(name, recorded, driving, envs)
     if following is not None:
         family.varying.append(following)
-        return family, RecoveredArgument(name, "constexpr", cpp=following.cpp, constexpr=VARYING)
+        return family, RecoveredArgument(name, "constexpr", value=following.value,
+                                         constexpr=VARYING)
     varying, options = recover(op, name, recorded, envs, context, probe, max_block, others,
                                driving)
     if options and any(v.bounded for v in family.varying):
@@ -113,7 +118,7 @@ def add_varying(family, op, name, first, recorded, constexprs, envs, context, pr
                               "in the kernel, or split the launch")
     family.varying.append(varying)
     family.options.update(options or {})
-    return family, RecoveredArgument(name, "constexpr", cpp=varying.cpp, constexpr=VARYING)
+    return family, RecoveredArgument(name, "constexpr", value=varying.value, constexpr=VARYING)
 
 
 def _per_variant(name, recorded, driving, envs):
@@ -150,10 +155,9 @@ def _per_variant(name, recorded, driving, envs):
     # (samples past the family's largest variant are sizes the plugin refuses)
     if any(table.get(variant, value) != value for variant, value in seen.items()):
         return None
-    cases = " ".join(f"case {value}: return {table[value]};" for value in driving.values)
-    cpp = (f"[&]() -> std::int64_t {{ switch ({driving.cpp}) {{ {cases} default: return "
-           f"{table[driving.values[-1]]}; }} }}()")
-    return VaryingConstexpr(name, cpp, sorted(set(table.values()), key=int), per_variant=table)
+    value = Table(driving.value, tuple((key, Integer(int(table[key]))) for key in driving.values),
+                  Integer(int(table[driving.values[-1]])))
+    return VaryingConstexpr(name, value, sorted(set(table.values()), key=int), per_variant=table)
 
 
 def is_power_of_a_size(name, recorded, envs):
@@ -180,12 +184,12 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
     """The VaryingConstexpr for `name`, whose values in `recorded` (one launch per sampled point,
     `envs` alike) change; `probe(atom, value)` runs the host code with that launcher atom set to
     `value` and returns (the recorded launch, the atoms of its inputs and attributes), or raises
-    GenerationError when the host code refuses it. `others`: (C++, name) of the launch's integer
-    constexprs recovered before; `driving`: its power-of-two constexpr, if any, whose sizes are
-    probed to tell apart bool conditions that the samples cannot."""
+    GenerationError when the host code refuses it. `others`: (expression, name) of the launch's
+    integer constexprs recovered before; `driving`: its power-of-two constexpr, if any, whose
+    sizes are probed to tell apart bool conditions that the samples cannot."""
     plain = [plain_value(r.arguments[name]) for r in recorded]
     if all(isinstance(v, bool) for v in plain):
-        cpps = [cpp for cpp, _ in others]
+        values = [value for value, _ in others]
         per_point = [[plain_value(r.arguments[n]) for _, n in others] for r in recorded]
         probes = []
         if driving is not None:
@@ -199,8 +203,8 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
                 record, atoms = reached
                 probes.append((atoms, [plain_value(record.arguments[n]) for _, n in others],
                                plain_value(record.arguments[name])))
-        fitting = [(cpp, function, compared)
-                   for cpp, function, compared in _bool_candidates(envs[0].atoms, cpps)
+        fitting = [(condition, function, compared)
+                   for condition, function, compared in _bool_candidates(envs[0], values)
                    if all(_holds(function, env.atoms, o) == v
                           for env, o, v in zip(envs, per_point, plain)) and
                    all(_holds(function, atoms, o) == v for atoms, o, v in probes)]
@@ -226,15 +230,16 @@ def recover(op, name, recorded, envs, context, probe, max_block, others=(), driv
         floor, top = min(plain), max(plain)
         for atom in _powers_of_atoms(plain, envs):
             sizes = [env.atoms[atom] for env in envs]
-            bounded = shape_function_text(atom, op)
+            bounded = shape_function_text(envs[0].nodes[atom], op)
             if not bounded:
                 continue
             floored = any(next_power_of_2(s) < floor for s in sizes)
-            cpp = f"ap::triton::next_power_of_2({atom})"
+            value = call(NEXT_POWER_OF_2, envs[0].nodes[atom])
             if floored:
-                cpp = f"std::max<std::int64_t>({cpp}, {floor})"
+                value = call(MAX_INT64, value, Integer(floor))
             try:
-                found = _powers_of_two(op, name, cpp, bounded, floor if floored else 1,
+                found = _powers_of_two(op, name, value, envs[0].nodes[atom], bounded,
+                                       floor if floored else 1,
                                        lambda env, a=atom: env.atoms[a],
                                        lambda value, exact=True, a=atom: probe(a, value),
                                        max_block, context,
@@ -297,7 +302,8 @@ def _size_of_a_set(op, name, plain, envs, probe):
         if ref is None:
             continue
         atom = ref.text()
-        if not shape_function_text(atom, op):
+        node = envs[0].nodes.get(atom)
+        if node is None or not shape_function_text(node, op):
             continue  # (an element of an int[] attribute)
         if not all(env.atoms.get(atom) == v for env, v in zip(envs, plain)):
             continue
@@ -312,11 +318,11 @@ def _size_of_a_set(op, name, plain, envs, probe):
             options[str(size)] = (int(record.options.get("num_warps", 4)),
                                   int(record.options.get("num_stages", 3)))
         reason = f"the fake implementation requires {set_text(atom, allowed[1])}"
-        varying = VaryingConstexpr(name, atom, [str(v) for v in allowed[1]],
-                                   shape_function_text(atom, op), max(allowed[1]), reason,
+        varying = VaryingConstexpr(name, node, [str(v) for v in allowed[1]],
+                                   shape_function_text(node, op), max(allowed[1]), reason,
                                    False, lambda env, a=atom: env.atoms[a],
                                    lambda value, exact=True, a=atom: probe(a, value),
-                                   of_set=True)
+                                   of_set=True, size=node)
         return varying, options
     return None
 
@@ -327,7 +333,7 @@ def _power_of_derived_size(op, name, plain, floor, top, envs, probe, max_block, 
     combination the fitter knows whose powers of two match every sample and, probed at each
     power, give that power; None when none does."""
     refusal = None
-    for text, function, expression in expression_candidates(envs, ()):
+    for size, function in expression_candidates(envs, ()):
         try:
             sizes = [function(env) for env in envs]
         except (KeyError, TypeError, ZeroDivisionError):
@@ -335,15 +341,16 @@ def _power_of_derived_size(op, name, plain, floor, top, envs, probe, max_block, 
         if not all(isinstance(s, int) and s >= 0 and min(max(next_power_of_2(s), floor), top) == v
                    for s, v in zip(sizes, plain)):
             continue
-        bounded = _shape_function_expression(expression(), op, envs[0].atoms)
+        bounded = _shape_function_expression(size.sympy(), op, envs[0].atoms)
         if not bounded:
             continue
         floored = any(next_power_of_2(s) < floor for s in sizes)
-        cpp = f"ap::triton::next_power_of_2({text})"
+        value = call(NEXT_POWER_OF_2, size)
         if floored:
-            cpp = f"std::max<std::int64_t>({cpp}, {floor})"
+            value = call(MAX_INT64, value, Integer(floor))
         try:
-            found = _powers_of_two(op, name, cpp, bounded, floor if floored else 1, function,
+            found = _powers_of_two(op, name, value, size, bounded, floor if floored else 1,
+                                   function,
                                    lambda value, exact=True, f=function: probe.reach(f, value,
                                                                                       exact),
                                    max_block, context,
@@ -397,7 +404,7 @@ def _family_fits_samples(op, varying, sizes, plain, context):
         elif value > top:
             continue  # past the family: the plugin refuses the size
         if value != launched:
-            raise GenerationError(f"op '{op.qualname}': {context}: the family {varying.cpp} "
+            raise GenerationError(f"op '{op.qualname}': {context}: the family {varying.value} "
                                   f"gives {value} at {varying.bounded} = {size}, where the host "
                                   f"code launched {launched}")
 
@@ -427,14 +434,15 @@ def _block_check(name, probe, max_block):
     return problem
 
 
-def _powers_of_two(op, name, cpp, bounded, lowest, size_of, reach, max_block, context,
-                   block_problem):
-    """The family of powers of two from `lowest` up to `max_block`, fewer where the host code
-    refuses or the block grows too large (`block_problem(record, value)`: why not, or "");
-    each value's launch options from the host code run at a point where the driving size
-    (`size_of`; `reach(value, exact)` runs the host code where it is `value`, or with `exact`
-    False, where its next power of two is) gives that value. A power no size reaches is left
-    out below the first one reached; above it, the family ends there."""
+def _powers_of_two(op, name, value_of_size, size, bounded, lowest, size_of, reach, max_block,
+                   context, block_problem):
+    """The family of powers of two from `lowest` up to `max_block` (`value_of_size`: the
+    launcher's expression of the driving size's power of two; `size`: of the driving size),
+    fewer where the host code refuses or the block grows too large (`block_problem(record,
+    value)`: why not, or ""); each value's launch options from the host code run at a point
+    where the driving size (`size_of`; `reach(value, exact)` runs the host code where it is
+    `value`, or with `exact` False, where its next power of two is) gives that value. A power
+    no size reaches is left out below the first one reached; above it, the family ends there."""
     values, options, reason = [], {}, ""
     capped = False
     value = lowest
@@ -495,14 +503,14 @@ def _powers_of_two(op, name, cpp, bounded, lowest, size_of, reach, max_block, co
         if reached is not None and plain_value(reached[0].arguments[name]) == int(values[-1]):
             capped = True
     if int(values[0]) > lowest:
-        cpp = f"std::max<std::int64_t>({cpp}, {values[0]})"
+        value_of_size = call(MAX_INT64, value_of_size, Integer(int(values[0])))
     if capped:
-        cpp = f"std::min<std::int64_t>({cpp}, {values[-1]})"
+        value_of_size = call(MIN_INT64, value_of_size, Integer(int(values[-1])))
     elif not reason:
         reason = (f"variants are compiled up to {name} = {values[-1]}; regenerate with "
                   f"--max-block {2 * int(values[-1])} (or larger) for larger sizes")
-    varying = VaryingConstexpr(name, cpp, values, bounded, int(values[-1]), reason, capped,
-                               size_of, reach)
+    varying = VaryingConstexpr(name, value_of_size, values, bounded, int(values[-1]), reason,
+                               capped, size_of, reach, size=size)
     return varying, options
 
 

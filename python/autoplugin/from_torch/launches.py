@@ -16,6 +16,7 @@ import torch
 
 from . import families, fitting, kernel_variants
 from .errors import GenerationError, UnrecoveredConstexpr
+from .expressions import CDIV, INT64_MAX, MIN_INT64, Call, Integer, Table, call
 from .host import sample_points
 from .kernel_source import hoisted_definition, run_time_names
 from .pointers import (copied_outputs, kernels_do_the_writing, naming_op, recover_pointer,
@@ -160,19 +161,18 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
             triton_type = annotated
         constants = [c for c in (plain_value(first.arguments[n]) for n in constexprs)
                      if isinstance(c, int) and not isinstance(c, bool)]
-        expression = None
         if triton_type in ("i32", "i64"):
-            cpp, expression = naming_op(op, fitting.fit_integer, values, fit_envs, check_envs,
-                                        context, constants)
+            value = naming_op(op, fitting.fit_integer, values, fit_envs, check_envs, context,
+                              constants)
         else:
-            cpp = naming_op(op, fitting.fit, values, fit_envs, check_envs, context, triton_type)
-        if cpp == "1" and triton_type in ("i32", "i64") and _specialized_on_one(kernel, name):
+            value = naming_op(op, fitting.fit, values, fit_envs, check_envs, context, triton_type)
+        if value == Integer(1) and triton_type in ("i32", "i64") and \
+                _specialized_on_one(kernel, name):
             # Triton's JIT compiles an integer that is 1 as the constant 1 (a contiguous
             # tensor's last stride): the kernel then vectorizes its accesses; so does ours.
             arguments.append(RecoveredArgument(name, "constexpr", constexpr="1"))
             continue
-        arguments.append(RecoveredArgument(name, "scalar", cpp=cpp, triton_type=triton_type,
-                                           expression=expression))
+        arguments.append(RecoveredArgument(name, "scalar", value=value, triton_type=triton_type))
     for position_in_arguments, name, context in following:
         arguments[position_in_arguments] = add_varying(name, context)
     order = list(first.arguments)  # the signature's, as the variants' select() takes them
@@ -191,7 +191,7 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
         values = [r.grid[axis] if axis < len(r.grid) else 1 for r in recorded]
         context = f"grid axis {axis} of kernel '{kernel_name}' ({first.where}: {first.line})"
         try:
-            tiles = _grid_of_variant_tiles(recorded, values, envs, family) if stepped else ""
+            tiles = _grid_of_variant_tiles(recorded, values, envs, family) if stepped else None
             grid.append(tiles or naming_op(op, fitting.fit, values, fit_envs, check_envs,
                                            context, "i64", block_sizes))
         except GenerationError as refusal:
@@ -248,8 +248,7 @@ def _same_for_every_dtype(op, position, first, arguments, grid, family, dtype_ru
     kernel, which loops over the rest) may differ: the tutorial's occupancy differs by dtype,
     and any count serves."""
     varying = {v.name for v in family.varying} if family else set()
-    compared = [axis for axis, text in enumerate(grid)
-                if not text.startswith("std::min<std::int64_t>(")]
+    compared = [axis for axis, value in enumerate(grid) if not _capped(value)]
     checked = [a.name for a in arguments if a.kind == "scalar" or a.name in varying]
     sampled = next(iter(dtype_runs))  # the dtype the points were sampled in
     for dtype, run in dtype_runs.items():
@@ -277,26 +276,26 @@ def _same_for_every_dtype(op, position, first, arguments, grid, family, dtype_ru
 
 def _grid_of_variant_tiles(recorded, values, envs, family):
     """A grid axis of tiles of a family's integer constexpr (`cdiv(n_ctx, BLOCK_M)` where
-    `BLOCK_M = 128 if head_dim <= 64 else 64`): `ap::triton::cdiv(size, <the constexpr's C++>)`
-    where that gives every sample's value; "" where none does."""
+    `BLOCK_M = 128 if head_dim <= 64 else 64`): `ap::triton::cdiv(size, <the constexpr>)`
+    where that gives every sample's value; None where none does."""
     for varying in (family.varying if family else []):
         tiles = [plain_value(r.arguments[varying.name]) for r in recorded]
         if not all(isinstance(t, int) and not isinstance(t, bool) and t > 0 for t in tiles):
             continue
-        for text, function, _ in fitting.candidates(envs, ()):
+        for size, function in fitting.candidates(envs, ()):
             try:
                 if all(-(-fitting.integral_value(function(env)) // tile) == value
                        for env, tile, value in zip(envs, tiles, values)):
-                    return f"ap::triton::cdiv({text}, {varying.cpp})"
+                    return call(CDIV, size, varying.value)
             except (KeyError, TypeError, ZeroDivisionError):
                 continue
-    return ""
+    return None
 
 
 def _grid_capped_per_variant(recorded, values, envs, family, probe, axis, constants, refusal):
     """A grid of `min(programs, rows)` whose program count depends on the family's variant
     (Triton's fused-softmax tutorial: multiprocessors x the occupancy of each compiled block
-    size): C++ picking each variant's count, read where the samples show it and else by
+    size): a table of each variant's count, read where the samples show it and else by
     running the host code at that variant with many rows; `refusal` where it is not that."""
     powers = next((v for v in (family.varying if family else []) if v.bounded), None)
     if powers is None or powers.steps:  # (a step function: its variants are not its powers)
@@ -304,7 +303,7 @@ def _grid_capped_per_variant(recorded, values, envs, family, probe, axis, consta
     variants = [plain_value(r.arguments[powers.name]) for r in recorded]
     kept = [(env, value, variant) for env, value, variant in zip(envs, values, variants)
             if str(variant) in powers.values]
-    for text, function, _ in fitting.candidates([env for env, _, _ in kept], constants):
+    for size_expression, function in fitting.candidates([env for env, _, _ in kept], constants):
         try:
             sizes = [fitting.integral_value(function(env)) for env, _, _ in kept]
         except (KeyError, TypeError, ZeroDivisionError):
@@ -339,10 +338,14 @@ def _grid_capped_per_variant(recorded, values, envs, family, probe, axis, consta
             if axis < len(record.grid) and size is not None and record.grid[axis] < size:
                 caps[power] = int(record.grid[axis])
                 break
-    cases = " ".join(f"case {power}: return {caps[power]};" for power in sorted(caps))
-    table = (f"[&]() -> std::int64_t {{ switch ({powers.cpp}) {{ {cases} default: return "
-             "std::numeric_limits<std::int64_t>::max(); } }()")
-    return f"std::min<std::int64_t>({table}, {text})"
+    table = Table(powers.value, tuple((power, Integer(caps[power])) for power in sorted(caps)),
+                  INT64_MAX)
+    return call(MIN_INT64, table, size_expression)
+
+
+def _capped(value):
+    """Whether a grid axis is capped at a number of programs (a persistent kernel's)."""
+    return isinstance(value, Call) and value.function == MIN_INT64
 
 
 def _specialized_on_one(kernel, name):
@@ -368,12 +371,11 @@ def _run_time_constexpr(op, name, first, values, fit_envs, check_envs, context, 
         plain = [float(v) for v in plain]
     else:
         raise refusal
-    expression = None
     try:
         if triton_type == "fp32":
-            cpp = fitting.fit(plain, fit_envs, check_envs, context, triton_type)
+            value = fitting.fit(plain, fit_envs, check_envs, context, triton_type)
         else:
-            cpp, expression = fitting.fit_integer(plain, fit_envs, check_envs, context)
+            value = fitting.fit_integer(plain, fit_envs, check_envs, context)
     except GenerationError:
         raise refusal from None
     # Tried at the example's sizes: a sampled extent of 1 may leave another constexpr at a
@@ -384,12 +386,12 @@ def _run_time_constexpr(op, name, first, values, fit_envs, check_envs, context, 
                   if triton_type != "fp32" else "make it a run-time argument (no tl.constexpr)")
         raise refusal.extended(f"; nor does the kernel compile with '{name}' as a run-time "
                                f"argument ({problem}): {advice}") from None
-    notes.add(f"constexpr '{name}' of kernel '{first.kernel.fn.__name__}' ({first.where}) takes "
-              f"every {what} ({cpp}); it is compiled as a run-time {triton_type} argument, which "
-              "the kernel only computes with, and compiled in for the value each example gives "
-              "it (SPECIALIZE_VALUES: give examples of the values you deploy)")
-    return RecoveredArgument(name, "scalar", cpp=cpp, triton_type=triton_type,
-                             expression=expression)
+    notes.add(
+        f"constexpr '{name}' of kernel '{first.kernel.fn.__name__}' ({first.where}) takes every "
+        f"{what} ({value.cpp()}); it is compiled as a run-time {triton_type} argument, which the "
+        "kernel only computes with, and compiled in for the value each example gives it "
+        "(SPECIALIZE_VALUES: give examples of the values you deploy)")
+    return RecoveredArgument(name, "scalar", value=value, triton_type=triton_type)
 
 
 # Launch options a kernel compiled ahead of time takes at these values, whoever passes them.

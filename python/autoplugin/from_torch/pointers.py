@@ -137,12 +137,11 @@ def scratch_buffers(op, runs, envs, samples, dtype_runs):
         made = [run.made[order[index]] for run, order in zip(runs, orders)]
         function, where, line, _ = made[0]
         context = f"the scratch buffer the host code allocates at {where} ({line})"
-        numel, expression = naming_op(op, fitting.fit_integer, [m[3].numel() for m in made],
-                                      envs[:samples], envs[samples:],
-                                      f"the element count of {context}")
+        numel = naming_op(op, fitting.fit_integer, [m[3].numel() for m in made],
+                          envs[:samples], envs[samples:], f"the element count of {context}")
         element_bytes = max(dtype_runs[d].made[dtype_orders[d][index]][3].element_size()
                             for d in dtype_runs)
-        buffers[index] = (ScratchBuffer(numel, expression, element_bytes,
+        buffers[index] = (ScratchBuffer(numel, element_bytes,
                                         function in ZERO_ALLOCATIONS, where, line),
                           [order[index] for order in orders])
     return buffers
@@ -187,16 +186,16 @@ def recover_pointer(op, name, context, position, recorded, runs, dtype_runs, scr
             raise GenerationError(f"op '{op.qualname}': {context} is a view whose start changes "
                                   f"with the dtype ({dtype} inputs); a plugin passes each "
                                   "dtype's kernel the same view")
-    cpp = {"input": which, "output": fitting.output_name(op, which) if kind == "output" else "",
-           "workspace": str(which)}[kind]
-    offset = ""
+    tensor = {"input": which, "output": fitting.output_name(op, which) if kind == "output" else "",
+              "workspace": str(which)}[kind]
+    offset = None
     if any(offsets):
         # A view partway into the tensor (`a, b = x.chunk(2, dim=-1)`): its start is an
         # expression of the sizes, as its strides are.
         offset = naming_op(op, fitting.fit, offsets, fit_envs, check_envs,
                            f"the start of {context} (a view, in elements from its tensor's start)",
                            "i64", [])
-    return RecoveredArgument(name, kind, cpp=cpp, pointer_types=pointer_types, offset=offset,
+    return RecoveredArgument(name, kind, tensor=tensor, pointer_types=pointer_types, offset=offset,
                              tensor_types=tensor_types)
 
 

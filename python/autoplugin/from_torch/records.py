@@ -1,5 +1,5 @@
 """What a run of the host code records and what recovery makes of it: the launches (recorded, and
-recovered as C++ expressions), the workspace's scratch buffers, and the small value helpers the
+recovered as expressions), the workspace's scratch buffers, and the small value helpers the
 floors above share."""
 import functools
 import linecache
@@ -27,13 +27,15 @@ class RecordedLaunch:
 class RecoveredArgument:
     name: str
     kind: str  # "input", "output", "workspace", "scalar", "constexpr"
-    cpp: str = ""  # C++ expression (scalars), tensor name (pointers), buffer index (workspace)
+    # scalars: the value (expressions.py); a family's constexpr: the value its variant is
+    # selected by
+    value: object = None
+    tensor: str = ""  # pointers: the launcher's tensor; the workspace: the scratch buffer's index
     triton_type: str = ""  # "i32", "fp32", ...; pointers: the element type per dtype
     pointer_types: dict = field(default_factory=dict)  # dtype -> "*fp32"
     constexpr: str = ""
     constexpr_by_dtype: dict = field(default_factory=dict)  # dtype -> value, where they differ
-    offset: str = ""  # pointers to a view partway into a tensor: C++ elements from its start
-    expression: object = None  # integer scalars: the value, sympy over fitting.atom_symbol()s
+    offset: object = None  # a view partway into a tensor: the expression of its start, in elements
     # dtype -> the tensor's own "*fp32" (pointer_types differs where the kernel reads a view
     # of it in another dtype, `x.view(torch.int32)`)
     tensor_types: dict = field(default_factory=dict)
@@ -43,7 +45,7 @@ class RecoveredArgument:
 class RecoveredLaunch:
     kernel_name: str
     kernel_file: Path
-    grid: list  # C++ expressions, one per axis
+    grid: list  # expressions, one per axis
     arguments: list  # RecoveredArgument per kernel parameter
     num_warps: int
     num_stages: int
@@ -79,8 +81,7 @@ class RecoveredLaunch:
 @dataclass
 class ScratchBuffer:
     """A buffer the host code allocates and a kernel uses: a slice of the plugin's workspace."""
-    numel: str  # C++ expression of the launcher's shapes and attributes
-    numel_expression: object  # the same, sympy over fitting.atom_symbol()s
+    numel: object  # the expression of the launcher's shapes and attributes
     element_bytes: int  # the largest over the generated dtypes
     zeroed: bool  # allocated with zeros: the launcher clears it before the first launch
     where: str
@@ -90,7 +91,7 @@ class ScratchBuffer:
 @dataclass
 class RecoveredLaunches:
     launches: list  # RecoveredLaunch
-    scratch: list  # ScratchBuffer, indexed by the workspace arguments' cpp
+    scratch: list  # ScratchBuffer, indexed by the workspace arguments' tensor
     notes: list  # what the user should know: host allocations the plugin replaces, ...
     zeroed_outputs: list = field(default_factory=list)  # indices the host code allocates zeroed
     copied_outputs: list = field(default_factory=list)  # (index, input): out = input.clone()

@@ -3,6 +3,7 @@ DyT: `1024` below 4096 columns, `2048` from there; FlagGems' softmax), found by 
 code at every power of two of the size and one past it, and by bisection where two differ; the
 launcher computes it as a chain of comparisons."""
 from .errors import GenerationError
+from .expressions import NEXT_POWER_OF_2, Binary, Conditional, Integer, call
 from .families import (OutsideRequirements, VaryingConstexpr, is_power, next_power_of_2,
                        shape_function_text)
 from .records import plain_value
@@ -23,7 +24,7 @@ def steps_of_a_size(op, name, plain, envs, probe, max_block, context):
         sizes = [env.atoms[atom] for env in envs]
         if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in sizes):
             continue
-        bounded = shape_function_text(atom, op)
+        bounded = shape_function_text(envs[0].nodes[atom], op)
         if not bounded or len(set(sizes)) < 2 or \
                 len(set(zip(sizes, plain))) != len(set(sizes)):  # not a function of it
             continue
@@ -53,17 +54,17 @@ def steps_of_a_size(op, name, plain, envs, probe, max_block, context):
             record, _ = probe(atom, n)
             options[str(value)] = (int(record.options.get("num_warps", 4)),
                                    int(record.options.get("num_stages", 3)))
-        cpp = _steps_text(atom, steps)
+        value = _steps_expression(envs[0].nodes[atom], steps)
 
         def reach(value, exact=True, a=atom):
             sizes_giving = [n for n in probed if value_at(n) == value]
             return probe(a, min(sizes_giving)) if sizes_giving else None
 
         largest = min(n for n in probed if value_at(n) == values[-1])
-        return VaryingConstexpr(name, cpp, [str(v) for v in values], bounded,
+        return VaryingConstexpr(name, value, [str(v) for v in values], bounded,
                                 limit or largest, reason, not limit,
                                 lambda env, a=atom: env.atoms[a], reach,
-                                steps=steps), options
+                                steps=steps, size=envs[0].nodes[atom]), options
     return None
 
 
@@ -140,13 +141,12 @@ def _last_before(value_at, low, high, max_block):
     return low
 
 
-def _steps_text(atom, steps):
-    """The launcher's C++ of a step function: `n <= 1024 ? next_power_of_2(n) : n <= 4095 ?
-    1024 : 2048`."""
-    def value_text(value):
-        return (f"ap::triton::next_power_of_2({atom})" if value is None
-                else f"std::int64_t{{{value}}}")
-    text = value_text(steps[-1][1])
+def _steps_expression(atom, steps):
+    """The launcher's expression of a step function: `(n <= 1024 ? next_power_of_2(n) : n <=
+    4095 ? 1024 : 2048)`."""
+    def value_of(value):
+        return call(NEXT_POWER_OF_2, atom) if value is None else Integer(value, typed=True)
+    expression = value_of(steps[-1][1])
     for end, value in reversed(steps[:-1]):
-        text = f"{atom} <= {end} ? {value_text(value)} : {text}"
-    return f"({text})"
+        expression = Conditional(Binary("<=", atom, Integer(end)), value_of(value), expression)
+    return expression
