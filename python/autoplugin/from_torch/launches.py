@@ -24,8 +24,8 @@ from .pointers import (copied_outputs, kernels_do_the_writing, naming_op, recove
 from .probes import (DTYPES, Prober, checked_run, edge_points, family_same_for_every_dtype,
                      note_host_allocations, other_dtypes_at, plugin_outputs,
                      relations_between_inputs, same_launches)
-from .records import (RecoveredArgument, RecoveredLaunch, RecoveredLaunches, constexpr_text,
-                      plain_value)
+from .records import (RecoveredArgument, RecoveredLaunch, RecoveredLaunches, Recovery,
+                      constexpr_text, plain_value)
 from .trials import compile_problem, scalar_type
 
 
@@ -66,25 +66,27 @@ def recover_launches(op, example, traced, dtypes, samples=12, seed=1, arch=90,
     plugin_dtypes = {d: [t.dtype for t in plugin_outputs(op, points[0], DTYPES[d])]
                      for d in dtypes}
     scratch = scratch_buffers(op, runs, envs, samples, dtype_runs)
+    recovery = Recovery(op, runs, envs, samples, dtype_runs, plugin_dtypes, scratch, arch,
+                        max_block, notes)
     launches = []
     for position, record in enumerate(runs[0].records):
         recorded = [run.records[position] for run in runs]
-
         probe = Prober(op, example, traced, position, arch, points, runs[0].records, sample)
-        launches.append(_recover_launch(op, position, record, recorded, envs, runs, samples,
-                                        dtype_runs, scratch, plugin_dtypes, probe, max_block,
-                                        arch, notes))
+        launches.append(_recover_launch(recovery, position, record, recorded, probe))
     for note in sorted(notes):
         log(f"{op.qualname}: note: {note}")
     return RecoveredLaunches(launches, [buffer for buffer, _ in scratch.values()], sorted(notes),
                              zeroed_outputs(op, runs[0]), copied_outputs(op, runs[0]))
 
 
-def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_runs, scratch,
-                    plugin_dtypes, probe, max_block, arch, notes):
+def _recover_launch(recovery, position, first, recorded, probe):
+    """The launch the host code makes `position`-th (`first` at the first point, `recorded` at
+    every point), probed with `probe`."""
+    op, envs, dtype_runs, arch, notes = (recovery.op, recovery.envs, recovery.dtype_runs,
+                                         recovery.arch, recovery.notes)
     kernel = first.kernel
     kernel_name = kernel.fn.__name__
-    fit_envs, check_envs = envs[:samples], envs[samples:]
+    fit_envs, check_envs = recovery.fit_envs, recovery.check_envs
     constexprs = {p.name for p in kernel.params if p.is_constexpr}
     annotation_types = {p.name: getattr(p, "annotation_type", "") for p in kernel.params}
     arguments = []
@@ -102,7 +104,8 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
         before = family and families.Family(list(family.varying), dict(family.options))
         try:
             family, argument = kernel_variants.add_varying(
-                family, op, name, first, recorded, constexprs, envs, context, probe, max_block)
+                family, op, name, first, recorded, constexprs, envs, context, probe,
+                recovery.max_block)
             if power_after and family.varying[-1].steps:
                 # (a step function of a size, where it may follow the power of two instead)
                 family = before
@@ -113,8 +116,8 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
                 following.append((len(arguments), name, context))
                 return None
             try:
-                argument = _run_time_constexpr(op, name, first, values, fit_envs, check_envs,
-                                               context, refusal, arch, notes, probe)
+                argument = _run_time_constexpr(recovery, name, first, values, context, refusal,
+                                               probe)
             except GenerationError as final:
                 raise UnrecoveredConstexpr(str(final), position, kernel_name, name,
                                            final.kind) from None
@@ -146,9 +149,7 @@ def _recover_launch(op, position, first, recorded, envs, runs, samples, dtype_ru
             arguments.append(RecoveredArgument(name, "constexpr", constexpr="None"))
             continue
         if isinstance(values[0], torch.Tensor):
-            arguments.append(recover_pointer(op, name, context, position, recorded, runs,
-                                              dtype_runs, scratch, plugin_dtypes, envs[:samples],
-                                              envs[samples:]))
+            arguments.append(recover_pointer(recovery, name, context, position, recorded))
             continue
         try:
             triton_type = scalar_type(values, name, first.where, first.line)
@@ -328,12 +329,12 @@ def _grid_capped_per_variant(recorded, values, envs, family, probe, axis, consta
         if power in caps:
             continue
         for base in rows_first:
-            point = next((found for atom in probe._settable(base) for found in
-                          [probe._search(base, atom, powers.size_of, power, False)]
+            point = next((found for atom in probe.settable(base) for found in
+                          [probe.search(base, atom, powers.size_of, power, False)]
                           if found is not None), None)
             if point is None:
                 continue
-            record = probe._launch_at(point)
+            record = probe.launch_at(point)
             size = probe.size_at(function, point)
             if axis < len(record.grid) and size is not None and record.grid[axis] < size:
                 caps[power] = int(record.grid[axis])
@@ -356,8 +357,7 @@ def _specialized_on_one(kernel, name):
             and not getattr(parameter, "annotation_type", ""))
 
 
-def _run_time_constexpr(op, name, first, values, fit_envs, check_envs, context, refusal, arch,
-                        notes, probe):
+def _run_time_constexpr(recovery, name, first, values, context, refusal, probe):
     """A constexpr whose values are a size with no family to compile (Liger's `n_cols:
     tl.constexpr`, any row length) or a float (a float attribute): compiled as a run-time
     argument of the recovered expression
@@ -373,20 +373,21 @@ def _run_time_constexpr(op, name, first, values, fit_envs, check_envs, context, 
         raise refusal
     try:
         if triton_type == "fp32":
-            value = fitting.fit(plain, fit_envs, check_envs, context, triton_type)
+            value = fitting.fit(plain, recovery.fit_envs, recovery.check_envs, context,
+                                triton_type)
         else:
-            value = fitting.fit_integer(plain, fit_envs, check_envs, context)
+            value = fitting.fit_integer(plain, recovery.fit_envs, recovery.check_envs, context)
     except GenerationError:
         raise refusal from None
     # Tried at the example's sizes: a sampled extent of 1 may leave another constexpr at a
     # value the kernel cannot compile with (`tl.arange(0, pad_hd // 2)`).
-    problem = compile_problem(probe.at_example(), name, triton_type, arch)
+    problem = compile_problem(probe.at_example(), name, triton_type, recovery.arch)
     if problem:
         advice = ("make the kernel take it as one, or compute it as a power of two of a size"
                   if triton_type != "fp32" else "make it a run-time argument (no tl.constexpr)")
         raise refusal.extended(f"; nor does the kernel compile with '{name}' as a run-time "
                                f"argument ({problem}): {advice}") from None
-    notes.add(
+    recovery.notes.add(
         f"constexpr '{name}' of kernel '{first.kernel.fn.__name__}' ({first.where}) takes every "
         f"{what} ({value.cpp()}); it is compiled as a run-time {triton_type} argument, which the "
         "kernel only computes with, and compiled in for the value each example gives it "

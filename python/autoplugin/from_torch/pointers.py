@@ -147,8 +147,12 @@ def scratch_buffers(op, runs, envs, samples, dtype_runs):
     return buffers
 
 
-def recover_pointer(op, name, context, position, recorded, runs, dtype_runs, scratch,
-                     plugin_dtypes, fit_envs, check_envs):
+def recover_pointer(recovery, name, context, position, recorded):
+    """The tensor argument `name` of the `position`-th launch (`recorded` at every point of the
+    recovery): an input, an output or a scratch buffer, its pointer types per dtype, and a
+    view's start."""
+    op, runs, dtype_runs, plugin_dtypes = (recovery.op, recovery.runs, recovery.dtype_runs,
+                                           recovery.plugin_dtypes)
     roles = set()
     offsets = []
     for position_in_runs, (record, run) in enumerate(zip(recorded, runs)):
@@ -158,7 +162,7 @@ def recover_pointer(op, name, context, position, recorded, runs, dtype_runs, scr
             raise GenerationError(f"op '{op.qualname}': {context} is {which}")
         offsets.append(_view_offset(op, context, value, role, which, run))
         if role == "workspace":
-            which = next(index for index, (_, keys) in scratch.items()
+            which = next(index for index, (_, keys) in recovery.scratch.items()
                          if keys[position_in_runs] == which)
         roles.add((role, which))
     if len(roles) != 1:
@@ -192,7 +196,7 @@ def recover_pointer(op, name, context, position, recorded, runs, dtype_runs, scr
     if any(offsets):
         # A view partway into the tensor (`a, b = x.chunk(2, dim=-1)`): its start is an
         # expression of the sizes, as its strides are.
-        offset = naming_op(op, fitting.fit, offsets, fit_envs, check_envs,
+        offset = naming_op(op, fitting.fit, offsets, recovery.fit_envs, recovery.check_envs,
                            f"the start of {context} (a view, in elements from its tensor's start)",
                            "i64", [])
     return RecoveredArgument(name, kind, tensor=tensor, pointer_types=pointer_types, offset=offset,

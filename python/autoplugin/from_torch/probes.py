@@ -113,11 +113,11 @@ class Prober:
         refuses it."""
         point = self._point_with(self.example, atom, value)
         self._check_requirements(point)
-        return self._launch_at(point), fitting.point_atoms(self.op, point)
+        return self.launch_at(point), fitting.point_atoms(self.op, point)
 
     def at_example(self):
         """The launch at the example's own sizes."""
-        return self._launch_at(self.example)
+        return self.launch_at(self.example)
 
     def reach(self, size_of, value, exact=True):
         """As __call__, at a point where `size_of` (a function of a fitting.Environment) gives
@@ -126,10 +126,10 @@ class Prober:
         found. The host
         code's refusal at the first point found is raised."""
         for base in self.bases:
-            for atom in self._settable(base):
-                point = self._search(base, atom, size_of, value, exact)
+            for atom in self.settable(base):
+                point = self.search(base, atom, size_of, value, exact)
                 if point is not None:
-                    return self._launch_at(point), fitting.point_atoms(self.op, point)
+                    return self.launch_at(point), fitting.point_atoms(self.op, point)
         return None
 
     def size_at(self, size_of, point):
@@ -138,7 +138,9 @@ class Prober:
         except (KeyError, TypeError, ZeroDivisionError):
             return None
 
-    def _settable(self, base):
+    def settable(self, base):
+        """The launcher atoms a probe may move from `base`: each input's extents (the last
+        first) and the int attributes that are not part of the structure."""
         atoms = []
         for argument in self.op.arguments:
             value = base[argument.name]
@@ -148,7 +150,7 @@ class Prober:
                 atoms.append(argument.name)
         return atoms
 
-    def _search(self, base, atom, size_of, value, exact):
+    def search(self, base, atom, size_of, value, exact):
         """A point from `base` with `atom` moved so that `size_of` reaches `value`: doubling, then
         bisection (sizes grow with an extent), then the next settings the op accepts (a size
         that must be even); None where there is none."""
@@ -213,7 +215,9 @@ class Prober:
         satisfy(point, self.traced.requires, self.traced.symbols, keep=keep)
         return point
 
-    def _launch_at(self, point):
+    def launch_at(self, point):
+        """The probed launch as the host code makes it at `point`; GenerationError where the
+        host code fails there or launches other kernels."""
         try:
             records = run_body(self.op, point, self.dtype, self.arch).records
         except HostFailure as failure:

@@ -89,6 +89,31 @@ class ScratchBuffer:
 
 
 @dataclass
+class Recovery:
+    """What a structure's launches are recovered from, shared by each launch's recovery: the
+    host code's runs at the sampled points (those fitted first, then those checked) and each
+    point's atoms, each dtype's run at the first point, the scratch buffers, and the notes."""
+    op: object
+    runs: list
+    envs: list  # fitting.Environment per run
+    samples: int  # how many runs are fitted; the others check
+    dtype_runs: dict  # dtype -> the run at the first point
+    plugin_dtypes: dict  # dtype -> the outputs' dtypes there
+    scratch: dict  # index -> (ScratchBuffer, its storage key in each run)
+    arch: int
+    max_block: int
+    notes: set
+
+    @property
+    def fit_envs(self):
+        return self.envs[:self.samples]
+
+    @property
+    def check_envs(self):
+        return self.envs[self.samples:]
+
+
+@dataclass
 class RecoveredLaunches:
     launches: list  # RecoveredLaunch
     scratch: list  # ScratchBuffer, indexed by the workspace arguments' tensor
