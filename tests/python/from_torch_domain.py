@@ -8,7 +8,9 @@ and host code that launches another kernel past a size (`by_width`: rows of up t
 longer ones another; `by_either`: a condition on two sizes, one side of which always gives the
 example's kernel; `by_thirds`: a multiple of 3 or not, which no threshold separates);
 and constexprs no family recovers, held at the example's value (`bucketed`: a bucket of the
-rows, `cdiv(B * S, 1024)`; `tapped`: a filter width the kernel unrolls over)."""
+rows, `cdiv(B * S, 1024)`; `tapped`: a filter width the kernel unrolls over); and inputs of a
+fixed size (`fixed_weights`: three weights and one bias, stated as those sizes however the
+learner first separated the failures)."""
 import torch
 import triton
 import triton.language as tl
@@ -29,6 +31,7 @@ AUTOPLUGIN_EXAMPLES = [
     "test::tapped(x=[8, 64], w=[64, 4])",
     "test::block_scales(x=[16, 1000], scales=[16, 8])",
     "test::head_sizes(x=[8, 128])",
+    "test::fixed_weights(x=[8, 64], w=[3], b=[1])",
 ]
 
 
@@ -98,6 +101,18 @@ def head_sizes(x: torch.Tensor) -> torch.Tensor:
 
 @head_sizes.register_fake
 def _(x):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::fixed_weights", mutates_args=())
+def fixed_weights(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    assert w.shape[0] == 3, "three weights"
+    assert b.numel() == 1, "one bias"
+    return _copy(x)
+
+
+@fixed_weights.register_fake
+def _(x, w, b):
     return torch.empty_like(x)
 
 

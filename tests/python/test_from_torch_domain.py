@@ -144,6 +144,13 @@ class LearntRequirementsTest(unittest.TestCase):
         self.assertIn("ap::require(x[0] == scales[0],", required)
         self.assertEqual(len(required), 2, required)
 
+    def test_sizes_pinned_to_constants_are_stated_as_them(self):
+        # Failures with both sizes off may first be separated by `w == 3 * b`, or by a
+        # multiple of `b`; once `b == 1` is learnt these say no more than `w == 3`.
+        found, notes = learnt("test::fixed_weights")
+        self.assertEqual(sorted(found), ["b.size(0) == 1", "w.size(0) == 3"])
+        self.assertEqual(len(notes), 2, notes)
+
     def test_each_multiple_once_and_not_one_another_implies(self):
         found, notes = learnt("test::tiles")
         self.assertEqual(sorted(found), ["w.size(0) % 128 == 0", "w.size(1) % 128 == 0"])

@@ -16,8 +16,9 @@ explains the most failures first, until every failing point breaks one, samples 
 them, and stops when a round of points all work; then drops each learnt requirement that points outside it show unneeded
 (or replaces it by a weaker candidate inside which they work), weakens each
 multiple-of-a-power-of-two to the smallest power the host code takes, states a multiple
-another implies once, and narrows a set of values by the other requirements on its extent in
-their place. What it learns becomes the plugin's `require`
+another implies once, narrows a set of values by the other requirements on its extent in
+their place, and states a requirement over a size another pins to a constant at that value
+(dropped where that makes it always true). What it learns becomes the plugin's `require`
 (with the failure that taught it), and a note; where no candidate explains a failure it stops,
 and the refusal comes from the launch recovery as before, naming the host line.
 """
@@ -149,6 +150,7 @@ def _learn_domain(op, example, traced, dtype, arch, held, seed):
     _weaken_multiples(op, example, traced, learnt, dtype, arch, rng)
     _drop_implied_multiples(traced, learnt)
     _merge_into_sets(traced, learnt)
+    _fold_pinned(traced, learnt, held)
     if traced.reasons is None:
         traced.reasons = {}
     for relation, (point, failure) in learnt.items():
@@ -473,6 +475,40 @@ def _merge_into_sets(traced, learnt):
         for other in others:
             traced.requires.remove(other)
             del learnt[other]
+
+
+def _pin(relation):
+    """(symbol, value) of a requirement that pins a size to a constant (`bias[0] == 1`)."""
+    if isinstance(relation, sympy.Eq):
+        for symbol, value in ((relation.lhs, relation.rhs), (relation.rhs, relation.lhs)):
+            if symbol.is_Symbol and value.is_Integer:
+                return symbol, value
+    return None
+
+
+def _fold_pinned(traced, learnt, held):
+    """A learnt requirement over a size another requirement pins (not one `held` while
+    learning) is stated at that value (`weight[0] == 3 * bias[0]` beside `bias[0] == 1`:
+    `weight[0] == 3`), and dropped where that makes it always true (`x[0] % bias[0] == 0`):
+    the same points pass, stated as plainly as the learner's picks allow."""
+    folded = True
+    while folded:
+        folded = False
+        pins = dict(filter(None, (_pin(r) for r in traced.requires if r not in held)))
+        for relation in list(learnt):
+            values = {s: pins[s] for s in relation.free_symbols if s in pins}
+            if not values or _pin(relation) is not None:
+                continue
+            plain = relation.xreplace(values)
+            if plain is sympy.false:
+                continue  # (the example holds every requirement: not met)
+            folded = True
+            if plain is sympy.true or plain in traced.requires:
+                traced.requires.remove(relation)
+                del learnt[relation]
+                continue
+            traced.requires[traced.requires.index(relation)] = plain
+            learnt[plain] = learnt.pop(relation)
 
 
 def _constant_modulus(relation):
