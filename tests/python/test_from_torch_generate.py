@@ -15,6 +15,8 @@ if not (importlib.util.find_spec("torch") and importlib.util.find_spec("triton")
     sys.exit(0)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from generated_cpp import unnamed_but_read  # noqa: E402
 EXAMPLES = os.path.join(ROOT, "examples", "from_torch")
 
 
@@ -38,6 +40,7 @@ class GenerateExamplesTest(unittest.TestCase):
         name = os.path.basename(folder)
         with open(os.path.join(folder, f"{name}.cpp")) as f:
             cpp = f.read()
+        self.assertEqual(unnamed_but_read(cpp), [], "the project would not compile")
         with open(os.path.join(folder, "CMakeLists.txt")) as f:
             cmake = f.read()
         return cpp, cmake

@@ -17,6 +17,8 @@ if not (importlib.util.find_spec("torch") and importlib.util.find_spec("triton")
     sys.exit(0)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from generated_cpp import unnamed_but_read  # noqa: E402
 
 
 def from_torch(*args):
@@ -31,6 +33,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def generated(out, op):
     with open(os.path.join(out, op, f"{op}.cpp")) as f:
         cpp = f.read()
+    read = unnamed_but_read(cpp)
+    if read:  # the project would not compile
+        raise AssertionError(f"{op}.cpp leaves parameters unnamed that it reads: {read}")
     with open(os.path.join(out, op, "CMakeLists.txt")) as f:
         cmake = f.read()
     with open(os.path.join(out, op, "cases.json")) as f:
