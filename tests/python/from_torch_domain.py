@@ -10,7 +10,8 @@ example's kernel; `by_thirds`: a multiple of 3 or not, which no threshold separa
 and constexprs no family recovers, held at the example's value (`bucketed`: a bucket of the
 rows, `cdiv(B * S, 1024)`; `tapped`: a filter width the kernel unrolls over); and inputs of a
 fixed size (`fixed_weights`: three weights and one bias, stated as those sizes however the
-learner first separated the failures)."""
+learner first separated the failures); and fewer indices than rows, strictly (`fewer_rows`, as
+xFormers' index_select_cat checks)."""
 import torch
 import triton
 import triton.language as tl
@@ -32,6 +33,7 @@ AUTOPLUGIN_EXAMPLES = [
     "test::block_scales(x=[16, 1000], scales=[16, 8])",
     "test::head_sizes(x=[8, 128])",
     "test::fixed_weights(x=[8, 64], w=[3], b=[1])",
+    "test::fewer_rows(x=[64, 8], rows=[16])",
 ]
 
 
@@ -113,6 +115,18 @@ def fixed_weights(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Te
 
 @fixed_weights.register_fake
 def _(x, w, b):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::fewer_rows", mutates_args=())
+def fewer_rows(x: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    if not rows.shape[0] < x.shape[0]:
+        raise ValueError("The number of indices cannot exceed the number of rows")
+    return _copy(x)
+
+
+@fewer_rows.register_fake
+def _(x, rows):
     return torch.empty_like(x)
 
 

@@ -151,6 +151,11 @@ class LearntRequirementsTest(unittest.TestCase):
         self.assertEqual(sorted(found), ["b.size(0) == 1", "w.size(0) == 3"])
         self.assertEqual(len(notes), 2, notes)
 
+    def test_fewer_than_another_extent_strictly(self):
+        found, _ = learnt("test::fewer_rows")
+        self.assertIn("rows.size(0) < x.size(0)", found)
+        self.assertNotIn("rows.size(0) <= x.size(0)", found)
+
     def test_each_multiple_once_and_not_one_another_implies(self):
         found, notes = learnt("test::tiles")
         self.assertEqual(sorted(found), ["w.size(0) % 128 == 0", "w.size(1) % 128 == 0"])

@@ -7,7 +7,7 @@ such a point is outside the op's domain, not a fault of the op. This module samp
 inside what the fake requires, runs the fake and the host code (on fake tensors) at each, and
 looks for requirements that separate the points that fail from those that work: relations
 between extents and int attributes that hold in the example (equal, a factor apart, one
-dividing the other, one at most the other or at most a factor of it, an extent the count of
+dividing the other, one at most the other, below it, or at most a factor of it, an extent the count of
 blocks of a power of two in another (`cdiv(K, 128) == As.shape[-1]`), an attribute within an
 input's rank, at least 0 or 1, or at most a power of two, a size a multiple of a power of two or
 at least 2, a run of an input's extents a multiple of a size or equal to one, and last an
@@ -16,7 +16,7 @@ explains the most failures first, until every failing point breaks one, samples 
 them, and stops when a round of points all work; then drops each learnt requirement that points outside it show unneeded
 (or replaces it by a weaker candidate inside which they work), weakens each
 multiple-of-a-power-of-two to the smallest power the host code takes, states a multiple
-another implies once, narrows a set of values by the other requirements on its extent in
+or a bound another implies once, narrows a set of values by the other requirements on its extent in
 their place, and states a requirement over a size another pins to a constant at that value
 (dropped where that makes it always true). What it learns becomes the plugin's `require`
 (with the failure that taught it), and a note; where no candidate explains a failure it stops,
@@ -112,6 +112,7 @@ def _learn_domain(op, example, traced, dtype, arch, held, seed):
                   not (isinstance(c.relation, sympy.Eq) and
                        sympy.Eq(c.relation.rhs, c.relation.lhs) in held)]
     learnt = {}  # relation -> (point, failure) that taught it
+    every_failure = []  # (point, failure) of each failing point, for the reasons
     for round_index in range(ROUNDS):
         points = _points(op, example, traced, rng, first=round_index == 0)
         failures = []
@@ -121,6 +122,7 @@ def _learn_domain(op, example, traced, dtype, arch, held, seed):
                 working.append(point_values(symbols, point))
             else:
                 failures.append((point, failure))
+                every_failure.append((point, failure))
                 failed.append(point_values(symbols, point))
         if not failures:
             break
@@ -149,8 +151,10 @@ def _learn_domain(op, example, traced, dtype, arch, held, seed):
     _drop_unneeded(op, example, traced, learnt, candidates, (working, failed), dtype, arch, rng)
     _weaken_multiples(op, example, traced, learnt, dtype, arch, rng)
     _drop_implied_multiples(traced, learnt)
+    _drop_implied_bounds(traced, learnt)
     _merge_into_sets(traced, learnt)
     _fold_pinned(traced, learnt, held)
+    _attribute_failures(traced, learnt, every_failure)
     if traced.reasons is None:
         traced.reasons = {}
     for relation, (point, failure) in learnt.items():
@@ -281,6 +285,8 @@ def _candidates(symbols, example, op):
                 found.append(_Candidate(sympy.Eq(sympy.Mod(a, b), 0), 2))
             if a_value <= b_value and a_value != b_value:
                 found.append(_Candidate(sympy.Le(a, b), 3))
+                # Strictly (`assert num_indices < num_rows`): where equal sizes fail too.
+                found.append(_Candidate(sympy.Lt(a, b), 3))
             # A count of blocks (`triton.cdiv(K, block_k) == As.shape[-1]`: a scale per block of
             # 128 elements): an extent the ceiling of another over a power of two it exceeds.
             if b_ref.kind == "extent" and b_value >= 1:
@@ -454,6 +460,16 @@ def _drop_implied_multiples(traced, learnt):
             del learnt[relation]
 
 
+def _drop_implied_bounds(traced, learnt):
+    """Drops a learnt `a <= b` where `a < b` is required too (both separate failures where `a`
+    passes `b`; only the strict one those where they are equal)."""
+    for relation in list(learnt):
+        if isinstance(relation, sympy.Le) and sympy.Lt(relation.lhs, relation.rhs) in \
+                traced.requires:
+            traced.requires.remove(relation)
+            del learnt[relation]
+
+
 def _merge_into_sets(traced, learnt):
     """A set a learnt requirement gives an extent, narrowed by the others learnt on that extent
     alone and stated in their place (`q[3] % 16 == 0`, `q[3] <= 256` and `q[3]` a power of two:
@@ -475,6 +491,21 @@ def _merge_into_sets(traced, learnt):
         for other in others:
             traced.requires.remove(other)
             del learnt[other]
+
+
+def _attribute_failures(traced, learnt, every_failure):
+    """Each learnt requirement's reason: a failing point that breaks it alone among the
+    requirements, where one did (the point that taught it may break another one too, and fail
+    at that one's check: `x[1] <= cos[0]` was taught by a point whose head size the host code
+    refused first)."""
+    for relation in learnt:
+        others = [r for r in traced.requires if r != relation]
+        alone = next((pair for pair in every_failure
+                      if not holds(relation, point_values(traced.symbols, pair[0])) and
+                      all(holds(r, point_values(traced.symbols, pair[0])) for r in others)),
+                     None)
+        if alone is not None:
+            learnt[relation] = alone
 
 
 def _pin(relation):
