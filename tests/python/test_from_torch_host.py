@@ -343,8 +343,16 @@ class HostIdiomsTest(GeneratedModules):
 
 
 class LibraryLaunchersTest(GeneratedModules):
-    """Libraries' own autotuners and launch entries (from_torch_library_launchers.py)."""
-    MODULES = ("library_launchers",)
+    """Libraries' own autotuners and launch entries (from_torch_library_launchers.py), and a
+    library's custom op called through torch.ops (from_torch_calls_library_op.py)."""
+    MODULES = ("library_launchers", "calls_library_op")
+
+    def test_a_library_op_called_through_torch_ops_runs_its_kernels(self):
+        self.module("calls_library_op")
+        cpp, cmake, _ = generated(self.out, "halved")
+        self.assertIn("KERNEL halve_kernel", cmake)
+        self.assertIn("ap::triton::make_grid(ap::triton::cdiv(x.numel(), 256))", cpp)
+        self.assertIn("/* y_ptr */ out.data(),", cpp)
 
     def test_a_library_s_autotuner_and_kernel_cache(self):
         self.module("library_launchers")

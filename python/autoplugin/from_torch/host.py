@@ -17,6 +17,7 @@ from pathlib import Path
 
 import torch
 import triton
+from torch._library.custom_ops import _maybe_get_opdef
 
 from . import autotune, layout_copy
 from .errors import GenerationError
@@ -268,6 +269,24 @@ IN_PLACE_OPERATORS = {"__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifl
 NOT_WRITES = {"requires_grad_", "share_memory_", "resize_", "as_strided_", "record_stream_"}
 
 
+def python_implementation(func):
+    """The Python function a custom op defined with `torch.library.custom_op` runs on CUDA
+    tensors (the one registered for CUDA, else for every device), for `func` an overload of
+    one, or the op itself (`torch.ops.ns.name`); None for any other function (an ATen op, an
+    op implemented in C++)."""
+    if isinstance(func, torch._ops.OpOverloadPacket):
+        name = func._qualified_op_name
+    elif isinstance(func, torch._ops.OpOverload):
+        name = func._name
+    else:
+        return None
+    definition = _maybe_get_opdef(name)
+    if definition is None:
+        return None
+    functions = definition._backend_fns
+    return functions.get("cuda") or functions.get(None) or definition._init_fn
+
+
 class _Creations(torch.overrides.TorchFunctionMode):
     """Which torch function, at which line of the op's module, first made each storage, and
     which wrote into one (`out.zero_()`, `losses += lse`, `out=`): a plugin runs the kernels
@@ -286,6 +305,13 @@ class _Creations(torch.overrides.TorchFunctionMode):
         self.layout_copies = []  # (output index or None, where, line) of each copy recorded
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
+        implementation = python_implementation(func)
+        if implementation is not None:
+            # A library op the host code calls through torch.ops (torchao's blockwise FP8
+            # GEMM): its Python implementation runs, not its fake, so that its kernels and
+            # allocations are the host code's own.
+            with self:
+                return implementation(*args, **(kwargs or {}))
         name = getattr(func, "__name__", str(func))
         written = list((kwargs or {}).get("out") or []) if isinstance(
             (kwargs or {}).get("out"), (tuple, list)) else [(kwargs or {}).get("out")]
