@@ -7,20 +7,21 @@ such a point is outside the op's domain, not a fault of the op. This module samp
 inside what the fake requires, runs the fake and the host code (on fake tensors) at each, and
 looks for requirements that separate the points that fail from those that work: relations
 between extents and int attributes that hold in the example (equal, a factor apart, one
-dividing the other, one at most the other, below it, or at most a factor of it, an extent the count of
-blocks of a power of two in another (`cdiv(K, 128) == As.shape[-1]`), an attribute within an
-input's rank, at least 0 or 1, or at most a power of two, a size a multiple of a power of two or
-at least 2, a run of an input's extents a multiple of a size or equal to one, and last an
-extent at most a power of two, or a power of two within bounds). It adds them the one that
-explains the most failures first, until every failing point breaks one, samples again inside
-them, and stops when a round of points all work; then drops each learnt requirement that points outside it show unneeded
-(or replaces it by a weaker candidate inside which they work), weakens each
-multiple-of-a-power-of-two to the smallest power the host code takes, states a multiple
-or a bound another implies once, narrows a set of values by the other requirements on its extent in
-their place, and states a requirement over a size another pins to a constant at that value
-(dropped where that makes it always true). What it learns becomes the plugin's `require`
-(with the failure that taught it), and a note; where no candidate explains a failure it stops,
-and the refusal comes from the launch recovery as before, naming the host line.
+dividing the other, one at most the other, below it, or at most a factor of it, an extent the
+count of blocks of a power of two in another (`cdiv(K, 128) == As.shape[-1]`), an attribute
+within an input's rank, at least 0 or 1, or at most a power of two, a size a multiple of a power
+of two or at least 2, a run of an input's extents a multiple of a size or equal to one, and
+last an extent at most a power of two, or a power of two within bounds). It adds them the one
+that explains the most failures first, until every failing point breaks one, samples again
+inside them, and stops when a round of points all work; then drops each learnt requirement that
+points outside it show unneeded (or replaces it by a weaker candidate inside which they work),
+weakens each multiple-of-a-power-of-two to the smallest power the host code takes, states a
+multiple or a bound another implies once, narrows a set of values by the other requirements on
+its extent in their place, and states a requirement over a size another pins to a constant at
+that value (dropped where that makes it always true). What it learns becomes the plugin's
+`require` (with a failure it alone explains, else the one that taught it), and a note; where
+no candidate explains a failure it stops, and the refusal comes from the launch recovery as
+before, naming the host line.
 """
 import contextlib
 import functools

@@ -273,7 +273,7 @@ def python_implementation(func):
     """The Python function a custom op defined with `torch.library.custom_op` runs on CUDA
     tensors (the one registered for CUDA, else for every device), for `func` an overload of
     one, or the op itself (`torch.ops.ns.name`); None for any other function (an ATen op, an
-    op implemented in C++)."""
+    op implemented in C++) and for an op with no implementation for CUDA."""
     if isinstance(func, torch._ops.OpOverloadPacket):
         name = func._qualified_op_name
     elif isinstance(func, torch._ops.OpOverload):
@@ -283,8 +283,7 @@ def python_implementation(func):
     definition = _maybe_get_opdef(name)
     if definition is None:
         return None
-    functions = definition._backend_fns
-    return functions.get("cuda") or functions.get(None) or definition._init_fn
+    return definition._backend_fns.get("cuda") or definition._backend_fns.get(None)
 
 
 class _Creations(torch.overrides.TorchFunctionMode):
