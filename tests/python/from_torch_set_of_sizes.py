@@ -7,7 +7,9 @@ that are not all powers of two (`in (32, 48, 64, 80, 96, 128)`), the kernel the 
 next power of two (`tl.arange(0, HEAD_PADDED)`, masked to `HEAD`), as vLLM's attention kernels
 do. `group_absmax` takes an int attribute from a set (`group_size in (32, 64, 128)`), as
 quantization kernels do, one program per group of `GROUP` elements, and rows of whole groups
-(`x.shape[-1] % group_size == 0`, which the trace writes with the example's group size).
+(`x.shape[-1] % group_size == 0`, which the trace writes with the example's group size);
+`group_scales` one scale per group, as many as the fake's ceiling division by the group size
+(`-(n // -group_size)`, which the trace writes with the example's negated).
 `paired_heads` checks its head size's set before the equalities of the others to it (SGLang's
 decode attention: `q.shape[-1] in (...)`, then `q.shape[-1] == k.shape[-1]`, `v.shape[-1] ==
 k.shape[-1]`, which the trace writes with the example's size), and the kernel takes the value
@@ -18,6 +20,7 @@ import triton.language as tl
 
 AUTOPLUGIN_EXAMPLES = ["test::head_rms(x=[6, 40, 64])", "test::head_rms_padded(x=[6, 40, 80])",
                        "test::group_absmax(x=[4, 256], group_size=64)",
+                       "test::group_scales(x=[4, 200], group_size=64)",
                        "test::paired_heads(q=[4, 8, 128], k=[64, 128], v=[64, 128])"]
 
 
@@ -105,6 +108,28 @@ def _(x, group_size):
     torch._check(group_size in (32, 64, 128))
     torch._check(x.shape[-1] % group_size == 0)
     return torch.empty_like(x)
+
+
+@triton.jit
+def group_scale_kernel(x_ptr, s_ptr, n, GROUP: tl.constexpr):
+    offsets = tl.program_id(0) * GROUP + tl.arange(0, GROUP)
+    x = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0).to(tl.float32)
+    tl.store(s_ptr + tl.program_id(0), tl.max(tl.abs(x), axis=0))
+
+
+@torch.library.custom_op("test::group_scales", mutates_args=())
+def group_scales(x: torch.Tensor, group_size: int) -> torch.Tensor:
+    assert group_size in (32, 64, 128)
+    groups = triton.cdiv(x.numel(), group_size)
+    scales = torch.empty((groups,), dtype=torch.float32, device=x.device)
+    group_scale_kernel[(groups,)](x, scales, x.numel(), GROUP=group_size)
+    return scales
+
+
+@group_scales.register_fake
+def _(x, group_size):
+    torch._check(group_size in (32, 64, 128))
+    return x.new_empty((-(x.numel() // -group_size),), dtype=torch.float32)
 
 
 @triton.jit

@@ -312,6 +312,12 @@ class FamilyTest(VariantsGeneration):
                       '    "D=128, DV=128, num_warps=4, num_stages=3"\n'
                       '    "D=256, DV=256, num_warps=4, num_stages=3"\n', cmake)
 
+    def test_a_count_of_groups_from_a_set_of_values(self):
+        # the fake's `-(n // -group_size)`, traced with the example's -64 in place of the value
+        cpp, _ = self.generate("from_torch_set_of_sizes.py", "--op", "test::group_scales")
+        self.assertIn("return ap::Shape{ap::ceil_div(x[0] * x[1], group_size_dim)};", cpp)
+        self.assertIn("select(group_size),", cpp)
+
     def test_a_set_of_values_of_an_int_attribute(self):
         cpp, cmake = self.generate("from_torch_set_of_sizes.py", "--op", "test::group_absmax")
         self.assertIn('  VARIANTS\n    "GROUP=32, num_warps=4, num_stages=3"\n'

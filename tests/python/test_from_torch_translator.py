@@ -135,6 +135,8 @@ class TranslatorTest(unittest.TestCase):
     def test_ceil_div_as_negated_floor_div(self):  # how PyTorch writes -(-a // b)
         self.check(-FloorDiv(-s0, 4), "ap::ceil_div(x[0], 4)")
         self.check(s1 - FloorDiv(-s0, 4), "x[1] + ap::ceil_div(x[0], 4)")
+        # -(a // -b), how Python users write it (a block count in a fake: `-(n // -block)`)
+        self.check(-FloorDiv(s0, -s1), "ap::ceil_div(x[0], x[1])")
 
     def test_sympy_ceiling_of_quotient(self):
         self.check(sympy.ceiling(s0 / 4), "ap::ceil_div(x[0], 4)")

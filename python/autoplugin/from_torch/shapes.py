@@ -416,8 +416,9 @@ def _sets_of_sizes(op, example, outputs, symbols, pinned, ties):
         if len(sizes) < 2 or value not in sizes:
             return None, ""
         symbol = symbol_of[(group[0].ref.name, group[0].ref.index)]
-        general = [[sympy.sympify(d).xreplace({sympy.Integer(value): symbol}) for d in shape]
-                   for shape in outputs]
+        # (and its negation: a ceiling division is traced as `-(n // -value)`)
+        made_symbol = {sympy.Integer(value): symbol, sympy.Integer(-value): -symbol}
+        general = [[sympy.sympify(d).xreplace(made_symbol) for d in shape] for shape in outputs]
         # Each output extent: the pinned value made the extent where that gives the fake's
         # shapes at every allowed size, else as traced.
         for size in sizes:

@@ -204,13 +204,17 @@ class _CeilDivText:
 
 
 def _negated_floor_div(expr):
-    """For -FloorDiv(-a, b) the pair (a, b) as _CeilDivText, else None."""
+    """For -FloorDiv(-a, b), or -FloorDiv(a, -b) (Python's `-(a // -b)`), the pair (a, b) as
+    _CeilDivText, else None."""
     if not isinstance(expr, sympy.Mul):
         return None
     coefficient, rest = expr.as_coeff_Mul()
     if coefficient != -1 or _name(rest) not in FLOOR_DIV_NAMES:
         return None
-    return _CeilDivText(-rest.args[0], rest.args[1])
+    numerator, denominator = rest.args
+    if denominator.could_extract_minus_sign():
+        return _CeilDivText(numerator, -denominator)
+    return _CeilDivText(-numerator, denominator)
 
 
 def ap_dim(expr, names):
