@@ -463,29 +463,29 @@ class SizeIntegersTest(unittest.TestCase):
     def test_sizes_are_named_and_attributes_are_not(self):
         sys.path.insert(0, os.path.join(ROOT, "python"))
         from types import SimpleNamespace as N
-        import sympy
-        from autoplugin.from_torch.fitting import atom_symbol as A
+        from autoplugin.from_torch import expressions as E
         from autoplugin.from_torch.kernel_builds import size_integers
         op = N(arguments=[N(name="x", kind="Tensor"), N(name="bias", kind="Tensor?"),
                           N(name="seed", kind="int"), N(name="num_groups", kind="int")])
 
-        def launch(**expressions):
-            return N(arguments=[N(name="x_ptr", kind="input", cpp="x", triton_type="")] + [
-                N(name=name, kind="scalar", cpp=str(expression), triton_type="i32",
-                  expression=sympy.sympify(expression))
-                for name, expression in expressions.items()] + [
-                N(name="scale", kind="scalar", cpp="static_cast<float>(p)", triton_type="fp32",
-                  expression=None)])
+        def launch(**values):
+            return N(arguments=[N(name="x_ptr", kind="input", tensor="x", triton_type="")] + [
+                N(name=name, kind="scalar", value=value, triton_type="i32")
+                for name, value in values.items()] + [
+                N(name="scale", kind="scalar", triton_type="fp32",
+                  value=E.call(E.TO_FLOAT, E.attribute_atom("p")))])
 
-        groups = A("num_groups")
+        numel, stride = E.tensor_atom("x", "numel"), E.tensor_atom("x", "stride", 0)
+        rows, groups = E.tensor_atom("x", "size", 0), E.attribute_atom("num_groups")
         self.assertEqual(size_integers(op, launch(
-            n=A("x.numel()"), stride=A("x.stride(0)"), seed=A("seed"), block=1024, odd=3,
-            group_stride=sympy.floor(A("x.stride(0)") / groups),
-            per_group=sympy.floor(A("x.size(1)") / groups), groups=groups)),
+            n=numel, stride=stride, seed=E.attribute_atom("seed"), block=E.Integer(1024),
+            odd=E.Integer(3), group_stride=E.call(E.FLOOR_DIV, stride, groups),
+            per_group=E.call(E.FLOOR_DIV, E.tensor_atom("x", "size", 1), groups),
+            groups=groups)),
             ["n", "stride", "block", "group_stride"])
         # Every integer a size, or none: the two builds SPECIALIZE makes already cover it.
-        self.assertEqual(size_integers(op, launch(n=A("x.numel()"), rows=A("x.size(0)"))), [])
-        self.assertEqual(size_integers(op, launch(seed=A("seed"))), [])
+        self.assertEqual(size_integers(op, launch(n=numel, rows=rows)), [])
+        self.assertEqual(size_integers(op, launch(seed=E.attribute_atom("seed"))), [])
 
 
 class PluginSchemaTest(unittest.TestCase):
