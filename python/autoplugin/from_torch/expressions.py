@@ -50,9 +50,6 @@ class Expression:
         """The launcher's parameters the expression reads (by name)."""
         return {node.parameter for node in self.nodes() if isinstance(node, Atom)}
 
-    def is_integer_literal(self):
-        return isinstance(self, Integer)
-
     def cpp(self):
         raise NotImplementedError
 
