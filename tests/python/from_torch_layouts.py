@@ -3,13 +3,16 @@
 .contiguous()`), scales each channel in that layout with its kernel and returns the result as an
 NCHW view of the channels-last buffer; `transposed_copy` returns the transpose (`y.t()`) of what
 its kernel writes. A plugin's output is contiguous in its own shape, so each becomes a copy by
-the plugin's own kernel, the channels-last buffers in its workspace."""
+the plugin's own kernel, the channels-last buffers in its workspace. `ordered_copy` permutes its
+input into the order it already has (FlagGems' `dim_compress` reducing the last axis), whose
+`.contiguous()` copies nothing: its kernel reads the input itself."""
 import torch
 import triton
 import triton.language as tl
 
 AUTOPLUGIN_EXAMPLES = ["test::channel_scale(x=[2, 3, 5, 7], scale=[3])",
-                       "test::transposed_copy(x=[8, 64])"]
+                       "test::transposed_copy(x=[8, 64])",
+                       "test::ordered_copy(x=[8, 64])"]
 
 
 @triton.jit
@@ -51,5 +54,18 @@ def transposed_copy(x: torch.Tensor) -> torch.Tensor:
 
 
 @transposed_copy.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::ordered_copy", mutates_args=())
+def ordered_copy(x: torch.Tensor) -> torch.Tensor:
+    rows = x.permute(0, 1).transpose(-1, 1).contiguous()
+    y = torch.empty_like(rows)
+    copy_kernel[(triton.cdiv(x.numel(), 256),)](rows, y, x.numel(), BLOCK=256)
+    return y
+
+
+@ordered_copy.register_fake
 def _(x):
     return torch.empty_like(x)

@@ -400,15 +400,19 @@ class LayoutCopyTest(GeneratedModules):
         self.assertIn('SIGNATURE "*fp16, *fp16, i32, 1, i32, i32, i32, i32,', cmake)
         self.assertTrue(os.path.isfile(os.path.join(self.out, "channel_scale",
                                                     "layout_copy.py")))
-        self.assertIn("from_torch_layouts.py:25 (channels_last = x.permute(0, 2, 3, 1)"
+        self.assertIn("from_torch_layouts.py:28 (channels_last = x.permute(0, 2, 3, 1)"
                       ".contiguous()) makes a contiguous copy of a view in another layout", log)
         self.assertIn("output 0 is returned as a view in another layout of the buffer made at "
-                      "from_torch_layouts.py:26", log)
+                      "from_torch_layouts.py:29", log)
         # A transposed view returned: the kernel writes the workspace, copied transposed
         cpp, _, _ = generated(self.out, "transposed_copy")
         self.assertIn("/* y_ptr */ reinterpret_cast<float*>(scratch + scratch0_offset),", cpp)
         self.assertIn('/* size4       */ checked_i32(x.size(0), "size4"),', cpp)
         self.assertIn('/* stride5     */ checked_i32(x.size(0), "stride5"));', cpp)
+        # Permuted into the order it has: no copy, the kernel reads the input
+        cpp, _, _ = generated(self.out, "ordered_copy")
+        self.assertNotIn("layout_copy", cpp)
+        self.assertIn("/* x_ptr */ x.data(),", cpp)
 
     def test_the_copy_kernel_copies_every_layout(self):
         # Run in Triton's interpreter (on the CPU): ranks 1 to 6, permutations whose last axis

@@ -256,6 +256,16 @@ ZERO_ALLOCATIONS = {"zeros", "zeros_like", "new_zeros"}
 ALLOCATIONS = EMPTY_ALLOCATIONS | ZERO_ALLOCATIONS | LAYOUT_COPYING
 
 
+def moves_axes(func, source, args, kwargs):
+    """Whether a permuting view (`permute`, `transpose`, ...) called so moves an axis of `source`:
+    FlagGems' `dim_compress` reducing a matrix's last axis permutes it as `(0, 1)`, which keeps
+    the layout (and its `.contiguous()` copies nothing). Decided on a tensor of `source`'s rank
+    whose extents are all different, so that the answer is the same at every size."""
+    extents = tuple(range(2, source.dim() + 2))
+    moved = func(torch.empty(extents, device="meta"), *args[1:], **(kwargs or {}))
+    return tuple(moved.shape) != extents
+
+
 def storage_key(tensor):
     return tensor.untyped_storage()._cdata
 
@@ -333,7 +343,8 @@ class _Creations(torch.overrides.TorchFunctionMode):
                 and storage_key(result) != storage_key(source):
             return self.copied_layout(name, source, result)
         if source is not None and isinstance(result, torch.Tensor) and (
-                name in PERMUTING_VIEWS or id(source) in self.permuted) and \
+                id(source) in self.permuted or
+                name in PERMUTING_VIEWS and moves_axes(func, source, args, kwargs)) and \
                 storage_key(result) == storage_key(source):
             self.permuted[id(result)] = result
         if name == "clone" and args and isinstance(args[0], torch.Tensor) and isinstance(
