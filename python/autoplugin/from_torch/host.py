@@ -14,6 +14,7 @@ import subprocess
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import torch
 import triton
@@ -26,12 +27,33 @@ from .points import holds, point_like, point_values, satisfy, tie, tied_extents
 from .records import RecordedLaunch, input_dtype, launch_site, shape_numel
 
 
-class HostFailure(Exception):
-    """The host code raised at a sampled point (an assertion about the sizes, ...)."""
+class Site(NamedTuple):
+    """A line the host code ran: its file (as shown to the user), number and text."""
+    path: str
+    lineno: int
+    code: str
 
-    def __init__(self, shapes, where, error):
-        super().__init__(f"{shapes}{where}: {error_text(error)}")
-        self.shapes, self.where, self.error = shapes, where, error
+    @property
+    def location(self):
+        return f"{self.path}:{self.lineno}"
+
+
+def sites_text(sites):
+    """` at glue.py:12 (Y = forward(X)), in flag_gems/ops/softmax.py:276 (assert ...)`, or ""."""
+    return (" at " + ", in ".join(f"{s.location} ({s.code})" for s in sites)) if sites else ""
+
+
+class HostFailure(Exception):
+    """The host code raised at a sampled point (an assertion about the sizes, ...); `sites`:
+    the line of the op's module and the library line it failed at (failure_sites)."""
+
+    def __init__(self, shapes, sites, error):
+        super().__init__(f"{shapes}{sites_text(sites)}: {error_text(error)}")
+        self.shapes, self.sites, self.error = shapes, sites, error
+
+    @property
+    def where(self):
+        return sites_text(self.sites)
 
 
 def error_text(error):
@@ -426,12 +448,12 @@ def run_body(op, point, dtype, arch=90, notes=None):
             except (DataDependentOutputException, DynamicOutputShapeException) as error:
                 raise GenerationError(
                     f"op '{op.qualname}': its host code reads the tensor contents"
-                    f"{_failure_site(op, error)}, and a plugin computes its launches from "
-                    "shapes and attributes only: compute that value inside the kernel, or pass "
+                    f"{sites_text(failure_sites(op, error))}, and a plugin computes its launches "
+                    "from shapes and attributes only: compute that value inside the kernel, or pass "
                     "it as an attribute of the op") from None
             except Exception as error:
                 raise HostFailure(f"{shapes} {attributes}" if attributes else f"{shapes}",
-                                  _failure_site(op, error), error) from None
+                                  failure_sites(op, error), error) from None
         # The inputs it writes in place, then what it returns (an in-place op returns None).
         returned = [] if result is None and op.mutated else (
             list(result) if isinstance(result, (tuple, list)) else [result])
@@ -468,18 +490,18 @@ def run_body(op, point, dtype, arch=90, notes=None):
                    point)
 
 
-def _failure_site(op, error):
+def failure_sites(op, error):
     """Where the host code failed: the line of the op's module, and the innermost line of the
     code it calls there (a library's host function) when that is elsewhere, outside PyTorch and
-    Triton: ` at glue.py:12 (Y = forward(X)), in flag_gems/ops/softmax.py:276 (assert ...)`."""
+    Triton (glue.py:12, then flag_gems/ops/softmax.py:276); Sites."""
     frames = traceback.extract_tb(error.__traceback__)
     own = [f for f in frames if Path(f.filename).resolve() == op.module_path]
     called = _innermost_of_user_code(frames[frames.index(own[-1]) + 1 if own else 0:])
-    sites = [f"{op.module_path.name}:{own[-1].lineno} ({own[-1].line.strip()})"] if own else []
+    sites = [Site(op.module_path.name, own[-1].lineno, own[-1].line.strip())] if own else []
     if called:
-        sites.append(f"{_shown_path(called.filename)}:{called.lineno} "
-                     f"({(called.line or '').strip()})")
-    return f" at {', in '.join(sites)}" if sites else ""
+        sites.append(Site(_shown_path(called.filename), called.lineno,
+                          (called.line or "").strip()))
+    return sites
 
 
 def failure_location(op, error):

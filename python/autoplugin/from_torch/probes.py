@@ -375,8 +375,9 @@ def relations_between_inputs(op, example, traced, rng, arch, keep_assumed, notes
         if find(a) == find(b):
             continue  # the equalities required already make them equal
         if (a, b) in checked:
-            site = checked[(a, b)].where.split(" (")[0].replace(" at ", "", 1)
-            traced.reasons[relation] = f"the host code checks it, {site}"
+            sites = checked[(a, b)].sites
+            traced.reasons[relation] = "the host code checks it" + (
+                f", {sites[0].location}" if sites else "")
         elif coincide(a, b):
             continue  # the host code checks them equal to others: the values coincide
         elif _pinned(traced, symbol_of[a]) and _pinned(traced, symbol_of[b]):
