@@ -2,7 +2,8 @@
 #     SOURCE kernel.py KERNEL function SIGNATURE "*fp32:16, *fp32:16, i32, 1024"
 #     [NUM_WARPS 4] [NUM_STAGES 3] [ARCH 90] [NAMESPACE ns] [ARTEFACT_DIR dir]
 #     [VARIANTS "BLOCK=256, num_warps=2" "BLOCK=512|1024, EVEN=True|False" ...] [AUTOTUNE]
-#     [SPECIALIZE [SPECIALIZE_INTEGERS name...] [SPECIALIZE_VALUES "K=4, D=128" ...]])
+#     [SPECIALIZE [SPECIALIZE_INTEGERS name... | "name, name" ...]
+#                 [SPECIALIZE_VALUES "K=4, D=128" ...]])
 #
 # A Triton kernel compiled ahead of time for one signature, as a static library NAME whose header
 # triton_kernels/NAME.h (in a folder, so that no kernel name shadows a system header) declares
@@ -31,7 +32,9 @@
 # memory access, as the JIT kernel has), else the generic one. SPECIALIZE_INTEGERS names the
 # integer parameters that hold sizes and strides: one more build, between the two, promises the
 # addresses and these (so that an attribute such as a seed, rarely a multiple of 16, does not
-# cost the sizes their promise). A parameter annotated
+# cost the sizes their promise); sets of names, each quoted with its names joined by commas
+# (`"n, rows, row_stride" "n, row_stride"`), make a build each, in order (the second for sizes
+# where the rows are not a multiple of 16). A parameter annotated
 # `tl.constexpr` may be given a run-time type in the SIGNATURE (`i32`): the kernel takes it at
 # launch, where it only computes with the value. Each SPECIALIZE_VALUES entry adds builds (before
 # the others) with those run-time parameters compiled as those values, as Triton's JIT compiles
@@ -261,15 +264,29 @@ function(autoplugin_add_triton_kernel name)
     set(specialize_arguments --specialize)
     set(expected_specialize ON)
   endif()
-  list(JOIN ARG_SPECIALIZE_INTEGERS ", " expected_specialize_integers)
-  if(ARG_SPECIALIZE_INTEGERS)
+  # SPECIALIZE_INTEGERS: names (one build), or quoted sets of names joined by commas (a build
+  # each, in order). As the artefact records them: names joined by ", ", sets by " / ".
+  set(integer_sets "")
+  string(FIND "${ARG_SPECIALIZE_INTEGERS}" "," comma)
+  if(comma EQUAL -1 AND ARG_SPECIALIZE_INTEGERS)
+    list(JOIN ARG_SPECIALIZE_INTEGERS "," integer_sets)
+  elseif(NOT comma EQUAL -1)
+    foreach(entry IN LISTS ARG_SPECIALIZE_INTEGERS)
+      string(REGEX REPLACE "[ \t\n]+" "" entry "${entry}")
+      list(APPEND integer_sets "${entry}")
+    endforeach()
+  endif()
+  set(recorded_integers "")
+  foreach(listed IN LISTS integer_sets)
     if(NOT ARG_SPECIALIZE)
       message(FATAL_ERROR "autoplugin_add_triton_kernel(${name}): SPECIALIZE_INTEGERS needs "
         "SPECIALIZE")
     endif()
-    list(JOIN ARG_SPECIALIZE_INTEGERS "," listed)
     list(APPEND specialize_arguments "--specialize-integers=${listed}")
-  endif()
+    string(REPLACE "," ", " listed "${listed}")
+    list(APPEND recorded_integers "${listed}")
+  endforeach()
+  list(JOIN recorded_integers " / " expected_specialize_integers)
   # As the artefact records them: each entry's "NAME=VALUE" separated by ", ", joined by " / ".
   set(recorded_values "")
   foreach(entry IN LISTS ARG_SPECIALIZE_VALUES)

@@ -26,7 +26,7 @@ each an artefact of its own (DIR/ARTEFACT.0.json, .cubin, .ptx, ...).
 Triton's JIT specializes a launch on the values it gets: every address and integer parameter a
 multiple of 16 (ARTEFACT.s0), with `--specialize-integers a,b` every address and those integers
 (the parameters that hold sizes and strides, which keep the promise where an attribute such as a
-seed does not), then every address; the artefact lists them, and the launch takes the first
+seed does not; repeated, one build per set, in order), then every address; the artefact lists them, and the launch takes the first
 whose promises its arguments keep (vectorized loads and stores where the generic build cannot
 have them), else the generic build. `--specialize-values "K=4, D=128"` (repeatable) adds, before
 those, builds with these run-time parameters compiled as constants (unrolled loops, folded
@@ -469,14 +469,16 @@ def compile_variant(args, kernel, parameters, constants, name, num_warps, num_st
 SPECIALIZED_INTEGERS = ("i32", "i64", "u32", "u64")
 
 
-def specialization_promises(parameters, integers=None):
+def specialization_promises(parameters, integer_sets=()):
     """The parameters each specialization also promises to be multiples of 16, most first:
-    every address and integer, every address and the `integers` named (where given), then every
-    address (a Triton JIT launch is specialized so for the values it gets; tensors' addresses
-    nearly always are)."""
+    every address and integer, every address and each set of `integer_sets` (in order), then
+    every address (a Triton JIT launch is specialized so for the values it gets; tensors'
+    addresses nearly always are)."""
     levels = []
-    for chosen in (lambda name: True, lambda name: name in (integers or ()),
-                   lambda name: False):
+    choices = ([lambda name: True] +
+               [lambda name, named=frozenset(names): name in named for names in integer_sets] +
+               [lambda name: False])
+    for chosen in choices:
         promised = [p["name"] for p in parameters if p["divisibility"] == 1 and (
             p["type"].startswith("*") or (p["type"] in SPECIALIZED_INTEGERS and
                                           chosen(p["name"])))]
@@ -486,17 +488,28 @@ def specialization_promises(parameters, integers=None):
 
 
 def specialized_integers(args, parameters):
-    """--specialize-integers as a list, each name an integer parameter of the signature."""
-    listed = getattr(args, "specialize_integers", None) or ""
-    names = [n.strip() for n in listed.split(",") if n.strip()]
+    """--specialize-integers as a list of sets, one per build, each a list of integer parameters
+    of the signature."""
     integers = {p["name"] for p in parameters if p["type"] in SPECIALIZED_INTEGERS}
-    unknown = [n for n in names if n not in integers]
-    if unknown:
-        raise UsageError(f"--specialize-integers: {', '.join(unknown)}: not an integer parameter "
-                         f"of the signature (integers: {', '.join(sorted(integers)) or 'none'})")
-    if names and not args.specialize:
+    sets = []
+    for listed in getattr(args, "specialize_integers", None) or []:
+        names = [n.strip() for n in listed.split(",") if n.strip()]
+        unknown = [n for n in names if n not in integers]
+        if unknown:
+            raise UsageError(f"--specialize-integers: {', '.join(unknown)}: not an integer "
+                             "parameter of the signature (integers: "
+                             f"{', '.join(sorted(integers)) or 'none'})")
+        if names:
+            sets.append(names)
+    if sets and not args.specialize:
         raise UsageError("--specialize-integers needs --specialize")
-    return names
+    return sets
+
+
+def specialized_integers_text(args, parameters):
+    """--specialize-integers as the artefact records it (and the shipped-artefact check compares
+    it with the CMake call): each set's names joined by ", ", the sets by " / "."""
+    return " / ".join(", ".join(names) for names in specialized_integers(args, parameters))
 
 
 def specialized_values(args, parameters, constexprs=()):
@@ -653,7 +666,7 @@ def compile_kernel(args):
         compiled = compile_builds(args, kernel, builds)
         metadata = compiled[0][0]
         metadata["specialize"] = bool(args.specialize)
-        metadata["specialize_integers"] = ", ".join(specialized_integers(args, parameters))
+        metadata["specialize_integers"] = specialized_integers_text(args, parameters)
         metadata["specialize_values"] = specialized_values_text(
             args, parameters, [c["name"] for c in constants])
         if args.specialize:
@@ -694,7 +707,7 @@ def compile_kernel(args):
         "triton_version": triton.__version__,
         "autotune": bool(args.autotune),
         "specialize": bool(args.specialize),
-        "specialize_integers": ", ".join(specialized_integers(args, parameters)),
+        "specialize_integers": specialized_integers_text(args, parameters),
         "specialize_values": specialized_values_text(args, parameters,
                                                      [c["name"] for c in constants]),
         "heuristics": kernel.heuristics,
@@ -805,10 +818,10 @@ def main(argv=None):
                                 help="also compile the kernel (each variant) assuming addresses "
                                      "and integers are multiples of 16, as Triton's JIT does; "
                                      "the launch picks the image the arguments allow")
-    compile_parser.add_argument("--specialize-integers", metavar="NAMES",
+    compile_parser.add_argument("--specialize-integers", metavar="NAMES", action="append",
                                 help="with --specialize, one more build between the two: every "
                                      "address and these integer parameters (comma-separated) "
-                                     "multiples of 16")
+                                     "multiples of 16 (repeatable: one build each, in order)")
     compile_parser.add_argument("--specialize-values", metavar="NAME=VALUE,...",
                                 action="append",
                                 help="with --specialize, builds of the kernel with these run-time "

@@ -462,7 +462,8 @@ class PythonApiTest(unittest.TestCase):
 
 class SizeIntegersTest(unittest.TestCase):
     """The integers named in SPECIALIZE_INTEGERS: computed from sizes, strides and element counts
-    alone (or constant multiples of 16), not from attributes."""
+    alone (or constant multiples of 16), not from attributes, and multiples of 16 at the
+    example."""
 
     def test_sizes_are_named_and_attributes_are_not(self):
         sys.path.insert(0, os.path.join(ROOT, "python"))
@@ -472,9 +473,10 @@ class SizeIntegersTest(unittest.TestCase):
         op = N(arguments=[N(name="x", kind="Tensor"), N(name="bias", kind="Tensor?"),
                           N(name="seed", kind="int"), N(name="num_groups", kind="int")])
 
-        def launch(**values):
+        def launch(unaligned=(), **values):
             return N(arguments=[N(name="x_ptr", kind="input", tensor="x", triton_type="")] + [
-                N(name=name, kind="scalar", value=value, triton_type="i32")
+                N(name=name, kind="scalar", value=value, triton_type="i32",
+                  aligned_at_example=name not in unaligned)
                 for name, value in values.items()] + [
                 N(name="scale", kind="scalar", triton_type="fp32",
                   value=E.call(E.TO_FLOAT, E.attribute_atom("p")))])
@@ -486,10 +488,19 @@ class SizeIntegersTest(unittest.TestCase):
             odd=E.Integer(3), group_stride=E.call(E.FLOOR_DIV, stride, groups),
             per_group=E.call(E.FLOOR_DIV, E.tensor_atom("x", "size", 1), groups),
             groups=groups)),
-            ["n", "stride", "block", "group_stride"])
+            [["n", "stride", "block", "group_stride"]])
         # Every integer a size, or none: the two builds SPECIALIZE makes already cover it.
         self.assertEqual(size_integers(op, launch(n=numel, rows=rows)), [])
         self.assertEqual(size_integers(op, launch(seed=E.attribute_atom("seed"))), [])
+        # 257 rows of 1024 columns: the JIT specializes the columns and strides, not the rows.
+        self.assertEqual(size_integers(op, launch(
+            unaligned=("rows",), n=numel, rows=rows, stride=stride)), [["n", "stride"]])
+        self.assertEqual(size_integers(op, launch(
+            unaligned=("rows",), n=numel, rows=rows, seed=E.attribute_atom("seed"))),
+            [["n", "rows"], ["n"]])
+        # A size not aligned at the example alone: the sizes' build only (a larger input)
+        self.assertEqual(size_integers(op, launch(
+            unaligned=("n",), n=numel, seed=E.attribute_atom("seed"))), [["n"]])
 
 
 class PluginSchemaTest(unittest.TestCase):

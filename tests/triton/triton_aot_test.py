@@ -466,21 +466,31 @@ class SpecializationTest(unittest.TestCase):
 
     def test_named_integers_make_a_level_between(self):
         # A size `n` keeps the promise where an attribute `m` (a seed) does not.
-        self.assertEqual(triton_aot.specialization_promises(self.parameters, ["n"]),
+        self.assertEqual(triton_aot.specialization_promises(self.parameters, [["n"]]),
                          [["x", "n", "m"], ["x", "n"], ["x"]])
         # Naming every integer, or none, adds nothing.
-        self.assertEqual(triton_aot.specialization_promises(self.parameters, ["n", "m"]),
+        self.assertEqual(triton_aot.specialization_promises(self.parameters, [["n", "m"]]),
                          [["x", "n", "m"], ["x"]])
-        arguments = argparse.Namespace(specialize=True, specialize_integers="n, m")
-        self.assertEqual(triton_aot.specialized_integers(arguments, self.parameters), ["n", "m"])
+        arguments = argparse.Namespace(specialize=True, specialize_integers=["n, m"])
+        self.assertEqual(triton_aot.specialized_integers(arguments, self.parameters),
+                         [["n", "m"]])
         for listed, specialize, message in (
                 ("scale", True, "scale: not an integer parameter of the signature (integers: m, n)"),
                 ("n", False, "--specialize-integers needs --specialize")):
             with self.assertRaises(triton_aot.UsageError) as raised:
                 triton_aot.specialized_integers(
-                    argparse.Namespace(specialize=specialize, specialize_integers=listed),
+                    argparse.Namespace(specialize=specialize, specialize_integers=[listed]),
                     self.parameters)
             self.assertIn(message, str(raised.exception))
+
+    def test_each_set_of_named_integers_is_a_level(self):
+        # Sizes and strides, then the ones a multiple of 16 at the example (257 rows: not k)
+        parameters = self.parameters + [parameter("k", "i32")]
+        self.assertEqual(triton_aot.specialization_promises(parameters, [["n", "k"], ["n"]]),
+                         [["x", "n", "m", "k"], ["x", "n", "k"], ["x", "n"], ["x"]])
+        arguments = argparse.Namespace(specialize=True, specialize_integers=["n,k", "n"])
+        self.assertEqual(triton_aot.specialized_integers_text(arguments, parameters),
+                         "n, k / n")
 
     def test_values_a_build_is_compiled_for(self):
         arguments = argparse.Namespace(

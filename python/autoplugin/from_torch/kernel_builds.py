@@ -37,11 +37,14 @@ def variant_specs(launch):
 
 
 def size_integers(op, launch):
-    """The launch's integer parameters computed from sizes, strides and element counts alone
-    (no attribute: a seed or a group count is rarely a multiple of 16 where the sizes are), a
-    stride or element count divided by an attribute (a group's stride, `C * H * W //
-    num_groups`: still a product of the other extents), or constant multiples of 16; empty where
-    that is every integer parameter or none (the builds SPECIALIZE makes already cover both)."""
+    """The SPECIALIZE_INTEGERS sets of the launch, each a build promising those integers: its
+    integer parameters computed from sizes, strides and element counts alone (no attribute: a
+    seed or a group count is rarely a multiple of 16 where the sizes are), a stride or element
+    count divided by an attribute (a group's stride, `C * H * W // num_groups`: still a product
+    of the other extents), or constant multiples of 16; then those of them that are multiples of
+    16 at the example, as Triton's JIT specializes that launch (with 257 rows of 1024 columns,
+    the columns and strides but not the rows). A set that is every integer parameter or none is
+    left out (the builds SPECIALIZE makes already cover both)."""
     integers = [a for a in launch.arguments
                 if a.kind == "scalar" and a.triton_type in ("i32", "i64")]
     sizes = []
@@ -55,8 +58,24 @@ def size_integers(op, launch):
         else:
             aligned = "attribute" not in kinds and bool(kinds)
         if aligned:
-            sizes.append(argument.name)
-    return sizes if 0 < len(sizes) < len(integers) else []
+            sizes.append(argument)
+    at_example = [a for a in sizes if a.aligned_at_example]
+    sets = []
+    for chosen in (sizes, at_example):
+        names = [a.name for a in chosen]
+        if 0 < len(names) < len(integers) and names not in sets:
+            sets.append(names)
+    return sets
+
+
+def _specialize_integers(sets):
+    """SPECIALIZE_INTEGERS as the CMake call takes it: one set as its names, several as quoted
+    lists joined by commas."""
+    if not sets:
+        return ""
+    if len(sets) == 1:
+        return f" SPECIALIZE_INTEGERS {' '.join(sets[0])}"
+    return " SPECIALIZE_INTEGERS " + " ".join(f'"{", ".join(names)}"' for names in sets)
 
 
 def _value_builds(op, structures, dtypes):
@@ -131,12 +150,12 @@ def cmake_lists(op, structures, dtypes, kernel_file_names, arch):
                     lines += [f"    \"{variant}\"" for variant in variants]
                 # SPECIALIZE: also built for aligned addresses and sizes, as Triton's JIT
                 # specializes the eager launch, so that the plugin's kernel is the same; with
-                # the integers that hold sizes named, also where an attribute is not aligned.
-                sizes = size_integers(op, launch)
+                # the integers that hold sizes named, also where an attribute is not aligned,
+                # and where a size is not (those aligned at the example).
                 values = values_by_target[target]
                 lines.append(f"  NUM_WARPS {launch.num_warps} NUM_STAGES {launch.num_stages} "
                              f"ARCH ${{{op.name.upper()}_ARCH}} SPECIALIZE" +
-                             (f" SPECIALIZE_INTEGERS {' '.join(sizes)}" if sizes else "") +
+                             _specialize_integers(size_integers(op, launch)) +
                              ("" if values else ")"))
                 if values:
                     # The values the run-time constexprs have at the examples, compiled in as
@@ -181,8 +200,8 @@ def ship_artefacts(op, structures, dtypes, directory, arch, log):
              "--num-warps", str(launch.num_warps), "--num-stages",
              str(launch.num_stages), "--arch", str(arch), "--out-dir",
              str(directory / "aot"), "--specialize", "--jobs", str(jobs_each)] +
-            [f"--specialize-integers={name}" for name in
-             [",".join(size_integers(op, launch))] if name] +
+            [f"--specialize-integers={','.join(names)}"
+             for names in size_integers(op, launch)] +
             [f"--specialize-values={entry}" for entry in values_by_target[target]] +
             [f"--variant={variant}" for variant in variant_specs(launch)],
             capture_output=True, text=True)

@@ -173,7 +173,13 @@ def _recover_launch(recovery, position, first, recorded, probe):
             # tensor's last stride): the kernel then vectorizes its accesses; so does ours.
             arguments.append(RecoveredArgument(name, "constexpr", constexpr="1"))
             continue
-        arguments.append(RecoveredArgument(name, "scalar", value=value, triton_type=triton_type))
+        # Triton's JIT compiles the kernel for the integers that are multiples of 16 in the
+        # launch it gets: the example's (the sizes the user deploys) are promised in a build.
+        example_value = plain_value(probe.at_example().arguments[name])
+        aligned = (triton_type in ("i32", "i64") and isinstance(example_value, int) and
+                   example_value % 16 == 0 and _specialized(kernel, name))
+        arguments.append(RecoveredArgument(name, "scalar", value=value, triton_type=triton_type,
+                                           aligned_at_example=aligned))
     for position_in_arguments, name, context in following:
         arguments[position_in_arguments] = add_varying(name, context)
     order = list(first.arguments)  # the signature's, as the variants' select() takes them
@@ -349,12 +355,17 @@ def _capped(value):
     return isinstance(value, Call) and value.function == MIN_INT64
 
 
+def _specialized(kernel, name):
+    """Whether Triton's JIT specializes parameter `name` on its value (no do_not_specialize)."""
+    parameter = next((p for p in kernel.params if p.name == name), None)
+    return parameter is not None and not parameter.do_not_specialize
+
+
 def _specialized_on_one(kernel, name):
     """Whether Triton's JIT compiles parameter `name` as the constant 1 when it is passed 1: an
     integer parameter without do_not_specialize or a type annotation (which keeps its type)."""
     parameter = next((p for p in kernel.params if p.name == name), None)
-    return (parameter is not None and not parameter.do_not_specialize
-            and not getattr(parameter, "annotation_type", ""))
+    return _specialized(kernel, name) and not getattr(parameter, "annotation_type", "")
 
 
 def _run_time_constexpr(recovery, name, first, values, context, refusal, probe):

@@ -106,6 +106,7 @@ class Prober:
         self.kernels = [r.kernel for r in launches]  # what the host code launches at the example
         self.bases = [example] + points  # where `reach` starts from, the example first
         self.launched = []  # the points run, with the example's kernels
+        self._example_launch = None
 
     def __call__(self, atom, value):
         """The launch with `atom` set to `value`, the other sizes as in the example, and the
@@ -116,8 +117,10 @@ class Prober:
         return self.launch_at(point), fitting.point_atoms(self.op, point)
 
     def at_example(self):
-        """The launch at the example's own sizes."""
-        return self.launch_at(self.example)
+        """The launch at the example's own sizes (run once)."""
+        if self._example_launch is None:
+            self._example_launch = self.launch_at(self.example)
+        return self._example_launch
 
     def reach(self, size_of, value, exact=True):
         """As __call__, at a point where `size_of` (a function of a fitting.Environment) gives

@@ -39,6 +39,9 @@ class RecoveredArgument:
     # dtype -> the tensor's own "*fp32" (pointer_types differs where the kernel reads a view
     # of it in another dtype, `x.view(torch.int32)`)
     tensor_types: dict = field(default_factory=dict)
+    # integer scalars: a multiple of 16 in the example's launch, where Triton's JIT compiles the
+    # kernel with that promise (kernel_builds.size_integers makes a build promise it too)
+    aligned_at_example: bool = False
 
 
 @dataclass
