@@ -15,7 +15,8 @@ Kernel time is compared with kernel time: events around back-to-back launches al
 GPU's gap between kernels, which the profiler does not. Targets: plugin within 5% of kernel (for
 the autotuned module: the picked tactic within 5% of Triton's pick). Inputs are large (see
 `bench` in scripts/from-torch-corpus), standard normal in the row's dtype; an input given as
-dict(shape, dtype, high) holds integers in [0, high) of that dtype (labels, indices).
+dict(shape, dtype, high) holds integers in [0, high) of that dtype (labels, indices), one given
+as dict(shape, dtype) standard normal in that float dtype.
 """
 import ctypes
 import json
@@ -75,7 +76,8 @@ def fake_outputs(op, arguments):
 
 def from_example(op, spec):
     """Inputs and attributes from an example call (a library module's): a tensor of an integer
-    dtype holds zeros (a valid index, label or position)."""
+    dtype holds zeros (a valid index, label or position); one of a float dtype the example
+    names keeps it in every row (torchao's float8 weights and their float32 scales)."""
     inputs, attributes = {}, {}
     for argument in op._schema.arguments:
         value = spec["example"].get(argument.name)
@@ -83,9 +85,12 @@ def from_example(op, spec):
             continue
         if str(argument.type) in ("Tensor", "Optional[Tensor]"):
             dtype = spec["example_dtypes"].get(argument.name, "")
-            inputs[argument.name] = (dict(shape=value, dtype=dtype, high=1)
-                                     if dtype and not dtype.startswith(("float", "bfloat"))
-                                     else value)
+            if not dtype:
+                inputs[argument.name] = value
+            elif dtype.startswith(("float", "bfloat")):
+                inputs[argument.name] = dict(shape=value, dtype=dtype)
+            else:
+                inputs[argument.name] = dict(shape=value, dtype=dtype, high=1)
         else:
             attributes[argument.name] = value
     return dict(inputs=inputs, attributes=attributes)
@@ -112,14 +117,17 @@ def measure(job):
             if shape is None:
                 arguments[argument.name] = None
                 continue
-            if isinstance(shape, dict):  # an integer input: dict(shape, dtype, high)
+            if isinstance(shape, dict) and "high" in shape:  # integers: dict(shape, dtype, high)
                 tensor = torch.randint(0, shape["high"], shape["shape"], device="cuda",
                                        dtype=getattr(torch, shape["dtype"]))
+            elif isinstance(shape, dict):  # a float input in its own dtype: dict(shape, dtype)
+                tensor = torch.randn(shape["shape"], device="cuda").to(
+                    getattr(torch, shape["dtype"]))
             else:
                 tensor = torch.randn(shape, device="cuda").to(DTYPES[dtype])
             arguments[argument.name] = tensor
             # The timer fills an integer input with values in the same range (labels, indices).
-            high = f"@{shape['high']}" if isinstance(shape, dict) else ""
+            high = f"@{shape['high']}" if isinstance(shape, dict) and "high" in shape else ""
             flags += ["--in", tensor_flag(tensor) + high]
             if argument.alias_info is not None and argument.alias_info.is_write:
                 mutated.append(len(inputs))

@@ -8,10 +8,10 @@
 //
 //   plugin_timer LIB NS::OP [--in DTYPE:SHAPE[@HIGH]]... [--out DTYPE:SHAPE]... [--alias OUT=IN]...
 //                [--int NAME=1,2] [--float NAME=0.5] [--str NAME=TEXT] [--tactic N]
-// shapes as 2x3x8; dtypes float32, float16, bfloat16, int8, int32, int64. Inputs are filled with
-// the byte 0x3c (small finite values in every float type); an int32 or int64 input given @HIGH
-// holds integers spread over [0, HIGH) instead (labels, indices the kernel reads through). An
-// aliased output (an in-place op) shares its input's memory.
+// shapes as 2x3x8; dtypes float32, float16, bfloat16, float8_e4m3fn, int8, int32, int64. Inputs
+// are filled with the byte 0x3c (small finite values in every float type: 1.5 in float8); an int32
+// or int64 input given @HIGH holds integers spread over [0, HIGH) instead (labels, indices the
+// kernel reads through). An aliased output (an in-place op) shares its input's memory.
 #include "plugin_loading.h"
 
 #include <algorithm>
@@ -35,9 +35,13 @@ TensorSpec parse_tensor(const std::string& text) {
   const std::size_t colon = text.find(':');
   if (colon == std::string::npos) fail("expected DTYPE:SHAPE, got '" + text + "'");
   static const std::map<std::string, std::pair<nvinfer1::DataType, std::size_t>> types = {
-      {"float32", {nvinfer1::DataType::kFLOAT, 4}}, {"float16", {nvinfer1::DataType::kHALF, 2}},
-      {"bfloat16", {nvinfer1::DataType::kBF16, 2}}, {"int8", {nvinfer1::DataType::kINT8, 1}},
-      {"int32", {nvinfer1::DataType::kINT32, 4}},   {"int64", {nvinfer1::DataType::kINT64, 8}}};
+      {"float32", {nvinfer1::DataType::kFLOAT, 4}},
+      {"float16", {nvinfer1::DataType::kHALF, 2}},
+      {"bfloat16", {nvinfer1::DataType::kBF16, 2}},
+      {"float8_e4m3fn", {nvinfer1::DataType::kFP8, 1}},
+      {"int8", {nvinfer1::DataType::kINT8, 1}},
+      {"int32", {nvinfer1::DataType::kINT32, 4}},
+      {"int64", {nvinfer1::DataType::kINT64, 8}}};
   const auto found = types.find(text.substr(0, colon));
   if (found == types.end()) fail("unknown dtype in '" + text + "'");
   const std::size_t at = text.find('@', colon);
