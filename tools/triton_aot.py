@@ -26,14 +26,14 @@ each an artefact of its own (DIR/ARTEFACT.0.json, .cubin, .ptx, ...).
 Triton's JIT specializes a launch on the values it gets: every address and integer parameter a
 multiple of 16 (ARTEFACT.s0), with `--specialize-integers a,b` every address and those integers
 (the parameters that hold sizes and strides, which keep the promise where an attribute such as a
-seed does not; repeated, one build per set, in order), then every address; the artefact lists them, and the launch takes the first
-whose promises its arguments keep (vectorized loads and stores where the generic build cannot
-have them), else the generic build. `--specialize-values "K=4, D=128"` (repeatable) adds, before
-those, builds with these run-time parameters compiled as constants (unrolled loops, folded
-arithmetic: what Triton's JIT compiles for a constexpr's value), taken where the arguments have
-exactly these values. A parameter annotated `tl.constexpr`
-may also be given a run-time type in SIG: the kernel then takes it at launch (a kernel that
-only computes with the value compiles so).
+seed does not; repeated, one build per set, in order), then every address; the artefact lists
+them, and the launch takes the first whose promises its arguments keep (vectorized loads and
+stores where the generic build cannot have them), else the generic build.
+`--specialize-values "K=4, D=128"` (repeatable) adds, before those, builds with these run-time
+parameters compiled as constants (unrolled loops, folded arithmetic: what Triton's JIT compiles
+for a constexpr's value), taken where the arguments have exactly these values. A parameter
+annotated `tl.constexpr` may also be given a run-time type in SIG: the kernel then takes it at
+launch (a kernel that only computes with the value compiles so).
 
 `embed` (Python's standard library only, so that a build from a shipped artefact needs no
 Triton: triton_aot_embed.py and triton_aot_family.py beside this file) turns such an artefact

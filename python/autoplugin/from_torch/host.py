@@ -449,8 +449,8 @@ def run_body(op, point, dtype, arch=90, notes=None):
                 raise GenerationError(
                     f"op '{op.qualname}': its host code reads the tensor contents"
                     f"{sites_text(failure_sites(op, error))}, and a plugin computes its launches "
-                    "from shapes and attributes only: compute that value inside the kernel, or pass "
-                    "it as an attribute of the op") from None
+                    "from shapes and attributes only: compute that value inside the kernel, or "
+                    "pass it as an attribute of the op") from None
             except Exception as error:
                 raise HostFailure(f"{shapes} {attributes}" if attributes else f"{shapes}",
                                   failure_sites(op, error), error) from None
