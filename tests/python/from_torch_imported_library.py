@@ -1,8 +1,10 @@
 """Stands for a library a user's module imports: at import it registers ops of its own, through
 `torch.library.Library.impl` and `torch.library.custom_op` (as torchao, xformers, bitsandbytes
-and PyTorch's inductor do), which are not the user's ops; one of them (`halve`) launches a
-Triton kernel, as torchao's blockwise FP8 GEMM does, for a user's op that calls it through
-torch.ops (from_torch_calls_library_op.py)."""
+and PyTorch's inductor do), which are not the user's ops; two of them launch a Triton kernel,
+for a user's op that calls them through torch.ops (from_torch_calls_library_op.py): `halve`, a
+`custom_op` as torchao's blockwise FP8 GEMM is, and `halve_rows`, a Python kernel registered
+for CUDA with `Library.impl` and a fake, as vLLM's and SGLang's `direct_register_custom_op`
+register theirs."""
 import torch
 import triton
 import triton.language as tl
@@ -34,3 +36,17 @@ def halve(x: torch.Tensor) -> torch.Tensor:
 @halve.register_fake
 def _(x):
     return torch.empty_like(x)
+
+
+_LIBRARY.define("halve_rows(Tensor x) -> Tensor")
+
+
+def halve_rows(x):
+    y = torch.empty_like(x)
+    halve_kernel[(triton.cdiv(x.numel(), 128),)](x, y, x.numel(), BLOCK=128)
+    return y
+
+
+_LIBRARY.impl("halve_rows", halve_rows, dispatch_key="CUDA")
+torch.library.register_fake("imported_lib::halve_rows", lambda x: torch.empty_like(x),
+                            lib=_LIBRARY)

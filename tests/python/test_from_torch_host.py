@@ -353,6 +353,10 @@ class LibraryLaunchersTest(GeneratedModules):
         self.assertIn("KERNEL halve_kernel", cmake)
         self.assertIn("ap::triton::make_grid(ap::triton::cdiv(x.numel(), 256))", cpp)
         self.assertIn("/* y_ptr */ out.data(),", cpp)
+        # Registered with Library.impl for CUDA (vLLM's and SGLang's direct_register_custom_op)
+        cpp, cmake, _ = generated(self.out, "halved_rows")
+        self.assertIn("KERNEL halve_kernel", cmake)
+        self.assertIn("ap::triton::make_grid(ap::triton::cdiv(x.numel(), 128))", cpp)
 
     def test_a_library_s_autotuner_and_kernel_cache(self):
         self.module("library_launchers")

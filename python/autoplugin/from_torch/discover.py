@@ -175,18 +175,36 @@ def _num_outputs(schema):
                                      if a.alias_info and a.alias_info.is_write)
 
 
+# The Python kernels registered with `Library.impl` while modules were imported (vLLM's and
+# SGLang's `direct_register_custom_op`): op -> dispatch key -> function. Host code that calls
+# such an op through torch.ops runs its kernel for CUDA (host.python_implementation).
+_LIBRARY_KERNELS = {}
+
+
+def library_kernel(qualname):
+    """The Python function an imported module registered with `Library.impl` for op `qualname`
+    (`ns::name`) on CUDA tensors: for CUDA, else for every backend; None where there is none, and
+    for ATen's ops (a library that overrides them, as FlagGems' `enable()`, patches PyTorch)."""
+    if qualname.startswith("aten::"):
+        return None
+    kernels = _LIBRARY_KERNELS.get(qualname, {})
+    return kernels.get("CUDA") or kernels.get("CompositeExplicitAutograd")
+
+
 @contextlib.contextmanager
 def _recording_library_impls(recorded, module_path):
     """Records the `Library.impl` registrations that the module at `module_path` makes (directly
     or through `torch.library`'s decorators), not those of the libraries it imports, which
-    define ops of their own."""
+    define ops of their own (kept for library_kernel)."""
     original = torch.library.Library.impl
 
     def impl(self, op_name, fn=None, dispatch_key="", *args, **kwargs):
         name = op_name if isinstance(op_name, str) else getattr(op_name, "__name__", str(op_name))
-        if callable(fn) and _registered_by(module_path):
-            qualname = name if "::" in name else f"{self.ns}::{name}"
-            recorded.setdefault(qualname.split(".")[0], {})[dispatch_key] = fn
+        if callable(fn) and not kwargs.get("with_keyset"):
+            qualname = (name if "::" in name else f"{self.ns}::{name}").split(".")[0]
+            _LIBRARY_KERNELS.setdefault(qualname, {})[dispatch_key] = fn
+            if _registered_by(module_path):
+                recorded.setdefault(qualname, {})[dispatch_key] = fn
         return original(self, op_name, fn, dispatch_key, *args, **kwargs)
 
     torch.library.Library.impl = impl

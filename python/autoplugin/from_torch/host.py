@@ -21,6 +21,7 @@ import triton
 from torch._library.custom_ops import _maybe_get_opdef
 
 from . import autotune, layout_copy
+from .discover import library_kernel
 from .errors import GenerationError
 from .fake_cuda import MAX_SHARED_MEMORY, cuda_patched
 from .points import holds, point_like, point_values, satisfy, tie, tied_extents
@@ -302,10 +303,11 @@ NOT_WRITES = {"requires_grad_", "share_memory_", "resize_", "as_strided_", "reco
 
 
 def python_implementation(func):
-    """The Python function a custom op defined with `torch.library.custom_op` runs on CUDA
-    tensors (the one registered for CUDA, else for every device), for `func` an overload of
-    one, or the op itself (`torch.ops.ns.name`); None for any other function (an ATen op, an
-    op implemented in C++) and for an op with no implementation for CUDA."""
+    """The Python function a library's op runs on CUDA tensors, for `func` an overload of one or
+    the op itself (`torch.ops.ns.name`): an op defined with `torch.library.custom_op` (the
+    function registered for CUDA, else for every device), or one whose Python kernel an imported
+    module registered with `Library.impl` (discover.library_kernel); None for any other
+    function (an ATen op, an op implemented in C++) and for an op with no Python for CUDA."""
     if isinstance(func, torch._ops.OpOverloadPacket):
         name = func._qualified_op_name
     elif isinstance(func, torch._ops.OpOverload):
@@ -314,7 +316,7 @@ def python_implementation(func):
         return None
     definition = _maybe_get_opdef(name)
     if definition is None:
-        return None
+        return library_kernel(name)
     return definition._backend_fns.get("cuda") or definition._backend_fns.get(None)
 
 
