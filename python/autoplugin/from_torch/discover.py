@@ -187,7 +187,12 @@ def library_kernel(qualname):
     for ATen's ops (a library that overrides them, as FlagGems' `enable()`, patches PyTorch)."""
     if qualname.startswith("aten::"):
         return None
-    kernels = _LIBRARY_KERNELS.get(qualname, {})
+    return _for_cuda(_LIBRARY_KERNELS.get(qualname, {}))
+
+
+def _for_cuda(kernels):
+    """Of an op's Python kernels by dispatch key, the one CUDA tensors run: for CUDA, else for
+    every backend; None where neither is."""
     return kernels.get("CUDA") or kernels.get("CompositeExplicitAutograd")
 
 
@@ -286,8 +291,7 @@ def find_ops(path, wanted=None):
     for qualname, impls in library_impls.items():
         if any(op.qualname == qualname for op in ops):
             continue
-        body = (impls.get("CUDA") or impls.get("CompositeExplicitAutograd")
-                or next(iter(impls.values())))
+        body = _for_cuda(impls) or next(iter(impls.values()))
         fake = _fake_of(qualname)
         if fake is None:
             raise GenerationError(f"op '{qualname}' has no fake implementation (register one "

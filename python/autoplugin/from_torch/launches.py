@@ -357,15 +357,19 @@ def _capped(value):
 
 def _specialized(kernel, name):
     """Whether Triton's JIT specializes parameter `name` on its value (no do_not_specialize)."""
-    parameter = next((p for p in kernel.params if p.name == name), None)
-    return parameter is not None and not parameter.do_not_specialize
+    return not getattr(_parameter(kernel, name), "do_not_specialize", True)
 
 
 def _specialized_on_one(kernel, name):
     """Whether Triton's JIT compiles parameter `name` as the constant 1 when it is passed 1: an
     integer parameter without do_not_specialize or a type annotation (which keeps its type)."""
-    parameter = next((p for p in kernel.params if p.name == name), None)
-    return _specialized(kernel, name) and not getattr(parameter, "annotation_type", "")
+    return _specialized(kernel, name) and not getattr(_parameter(kernel, name),
+                                                      "annotation_type", "")
+
+
+def _parameter(kernel, name):
+    """The kernel's parameter `name` (Triton's KernelParam), or None."""
+    return next((p for p in kernel.params if p.name == name), None)
 
 
 def _run_time_constexpr(recovery, name, first, values, context, refusal, probe):

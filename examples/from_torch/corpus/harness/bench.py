@@ -117,7 +117,8 @@ def measure(job):
             if shape is None:
                 arguments[argument.name] = None
                 continue
-            if isinstance(shape, dict) and "high" in shape:  # integers: dict(shape, dtype, high)
+            integers = isinstance(shape, dict) and "high" in shape  # dict(shape, dtype, high)
+            if integers:
                 tensor = torch.randint(0, shape["high"], shape["shape"], device="cuda",
                                        dtype=getattr(torch, shape["dtype"]))
             elif isinstance(shape, dict):  # a float input in its own dtype: dict(shape, dtype)
@@ -127,7 +128,7 @@ def measure(job):
                 tensor = torch.randn(shape, device="cuda").to(DTYPES[dtype])
             arguments[argument.name] = tensor
             # The timer fills an integer input with values in the same range (labels, indices).
-            high = f"@{shape['high']}" if isinstance(shape, dict) and "high" in shape else ""
+            high = f"@{shape['high']}" if integers else ""
             flags += ["--in", tensor_flag(tensor) + high]
             if argument.alias_info is not None and argument.alias_info.is_write:
                 mutated.append(len(inputs))
