@@ -130,6 +130,17 @@ class RaiseToBoundTest(unittest.TestCase):
         points.satisfy(point, requires, symbols)
         self.assertEqual(point, {"X": [5, 64], "W": [64]})
 
+    def test_an_equality_is_solved_after_the_bound_on_one_of_its_sizes(self):
+        # `q[3] >= 128` (a constexpr held) beside `q[3] == 2 * freqs[1]` (kernel_bounds): raised
+        # after the equality, q[3] would break it at every point.
+        q3, f1 = sympy.Symbol("q3", integer=True), sympy.Symbol("f1", integer=True)
+        symbols = {q3: shapes.SymbolRef("extent", "q", 3), f1: shapes.SymbolRef("extent", "f", 1)}
+        requires = [sympy.Ge(q3, 128), sympy.Le(q3, 129), sympy.Eq(q3, 2 * f1)]
+        point = {"q": [1, 2, 3, 4], "f": [5, 3]}
+        points.satisfy(point, requires, symbols)
+        self.assertTrue(all(points.holds(r, points.point_values(symbols, point))
+                            for r in requires), point)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)

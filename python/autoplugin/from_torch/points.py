@@ -118,6 +118,10 @@ def satisfy(point, requires, symbols, keep=None):
     ((name, index)) where that gives an integer, positive for an extent; what is tied to the
     value set follows it. A relation it cannot satisfy is left for the caller's check."""
     ties = tied_extents(requires, symbols)
+    # Bounds on one size first too: an equality solved for another size then meets them
+    # (`q[3] >= 128` beside `q[3] == 2 * freqs[1]`: freqs[1] follows the raised q[3]).
+    for relation in requires:
+        _raise_to_bound(point, relation, symbols, ties, keep)
     # The sets first: the other relations may divide by a value the set gives.
     for relation in sorted(requires, key=lambda r: allowed_values(r) is None):
         allowed = allowed_values(relation)
