@@ -11,7 +11,10 @@ and constexprs no family recovers, held at the example's value (`bucketed`: a bu
 rows, `cdiv(B * S, 1024)`; `tapped`: a filter width the kernel unrolls over); and inputs of a
 fixed size (`fixed_weights`: three weights and one bias, stated as those sizes however the
 learner first separated the failures); and fewer indices than rows, strictly (`fewer_rows`, as
-xFormers' index_select_cat checks)."""
+xFormers' index_select_cat checks); and kernels that run past a tensor where nothing else says
+so (`table_rows`: rows of a table read through its row stride alone, x's width of each;
+`pair_table`: a pair of reals per column, read as `2 * col + j` through the row stride, as
+Liger's Llama 4 RoPE reads its frequencies; `table_writes`: the same table written)."""
 import torch
 import triton
 import triton.language as tl
@@ -34,6 +37,9 @@ AUTOPLUGIN_EXAMPLES = [
     "test::head_sizes(x=[8, 128])",
     "test::fixed_weights(x=[8, 64], w=[3], b=[1])",
     "test::fewer_rows(x=[64, 8], rows=[16])",
+    "test::table_rows(x=[8, 32], table=[16, 48])",
+    "test::pair_table(x=[8, 32], table=[16, 32, 2])",
+    "test::table_writes(x=[8, 32], table=[16, 48])",
 ]
 
 
@@ -278,4 +284,60 @@ def tapped(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
 
 @tapped.register_fake
 def _(x, w):
+    return torch.empty_like(x)
+
+
+@triton.jit
+def table_rows_kernel(x_ptr, table_ptr, y_ptr, n_cols, table_row_stride, PAIRS: tl.constexpr,
+                      WRITE: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask)
+    if WRITE:
+        tl.store(table_ptr + row * table_row_stride + cols, x, mask=mask)
+        tl.store(y_ptr + row * n_cols + cols, x, mask=mask)
+    elif PAIRS:
+        real = tl.load(table_ptr + row * table_row_stride + 2 * cols, mask=mask)
+        imag = tl.load(table_ptr + row * table_row_stride + 2 * cols + 1, mask=mask)
+        tl.store(y_ptr + row * n_cols + cols, x * real - x * imag, mask=mask)
+    else:
+        t = tl.load(table_ptr + row * table_row_stride + cols, mask=mask)
+        tl.store(y_ptr + row * n_cols + cols, x * t, mask=mask)
+
+
+def _with_table(x, table, pairs=False, write=False):
+    y = torch.empty_like(x)
+    table_rows_kernel[(x.shape[0],)](x, table, y, x.shape[1], table.stride(0), PAIRS=pairs,
+                                     WRITE=write, BLOCK=triton.next_power_of_2(x.shape[1]))
+    return y
+
+
+@torch.library.custom_op("test::table_rows", mutates_args=())
+def table_rows(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
+    return _with_table(x, table)
+
+
+@table_rows.register_fake
+def _(x, table):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::pair_table", mutates_args=())
+def pair_table(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
+    return _with_table(x, table, pairs=True)
+
+
+@pair_table.register_fake
+def _(x, table):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::table_writes", mutates_args=("table",))
+def table_writes(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
+    return _with_table(x, table, write=True)
+
+
+@table_writes.register_fake
+def _(x, table):
     return torch.empty_like(x)

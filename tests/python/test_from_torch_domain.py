@@ -17,7 +17,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 import torch  # noqa: E402
 
-from autoplugin.from_torch import domain, generate, kernel_domain, pipeline, shapes  # noqa: E402
+from autoplugin.from_torch import (domain, generate, host, kernel_accesses, kernel_bounds,  # noqa: E402
+                                   kernel_domain, pipeline, shapes)
 from autoplugin.from_torch.discover import Argument, CustomOp, find_ops, parse_example  # noqa: E402
 
 MODULE = os.path.join(HERE, "from_torch_domain.py")
@@ -217,6 +218,52 @@ class HeldConstexprTest(unittest.TestCase):
 
     def test_nothing_where_the_constexpr_never_changes(self):
         self.assertEqual(held("test::any_size", "copy_kernel", "BLOCK"), ([], []))
+
+
+class KernelBoundsTest(unittest.TestCase):
+    """keep_kernels_in_bounds: the kernels run in Triton's interpreter at small sizes."""
+
+    def test_a_table_read_through_its_row_stride_is_at_least_what_is_read(self):
+        found, notes = learnt("test::table_rows", kernel_bounds.keep_kernels_in_bounds)
+        self.assertEqual(sorted(found), ["x.size(0) <= table.size(0)",
+                                         "x.size(1) <= table.size(1)"])
+        self.assertIn("kernel 'table_rows_kernel' (from_torch_domain.py:", notes[0])
+        self.assertIn("reads element", notes[0])
+        self.assertIn("of table, which has", notes[0])
+
+    def test_pairs_read_per_column_need_their_extent(self):
+        found, _ = learnt("test::pair_table", kernel_bounds.keep_kernels_in_bounds)
+        self.assertIn("table.size(2) >= 2", found)
+
+    def test_writes_are_checked_too(self):
+        found, notes = learnt("test::table_writes", kernel_bounds.keep_kernels_in_bounds)
+        self.assertIn("x.size(1) <= table.size(1)", found)
+        self.assertTrue(any("writes element" in note for note in notes), notes)
+
+    def test_nothing_where_the_kernel_keeps_to_its_tensors(self):
+        self.assertEqual(learnt("test::any_size", kernel_bounds.keep_kernels_in_bounds),
+                         ([], []))
+
+
+class StrayAccessTest(unittest.TestCase):
+    """kernel_accesses.stray_access on one run of the host code."""
+
+    def run_at(self, point):
+        learnt("test::table_rows", lambda *args: None)
+        op = EXAMPLES["test::table_rows"][0]
+        return kernel_accesses.stray_access(host.run_body(op, point, torch.float32))
+
+    def test_a_read_past_a_tensor_is_named_by_it(self):
+        stray = self.run_at({"x": [3, 4], "table": [2, 4]})
+        self.assertEqual((stray.kernel, stray.access, stray.tensor, stray.element, stray.elements),
+                         ("table_rows_kernel", "reads", "table", 8, 8))
+
+    def test_none_inside(self):
+        self.assertIsNone(self.run_at({"x": [3, 4], "table": [3, 5]}))
+
+    def test_no_verdict_past_the_programs_interpreted(self):
+        with self.assertRaises(kernel_accesses.NoVerdict):
+            self.run_at({"x": [kernel_accesses.MAX_PROGRAMS + 1, 4], "table": [300, 4]})
 
 
 if __name__ == "__main__":

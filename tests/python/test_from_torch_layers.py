@@ -22,11 +22,13 @@ FLOORS = [
     ["step_families"],  # a power of two that is a step function of a size
     ["kernel_variants"],  # constexpr families recovered: powers of two, sets, bools, heuristics
     ["host"],  # the host code run on fake CUDA tensors, its launches intercepted
-    ["probes"],  # the host code run at chosen points: samples, edges, the prober, relations
+    ["probes", "kernel_accesses"],  # the host code run at chosen points: samples, edges, the
+    # prober, relations; its kernels run in Triton's interpreter, their accesses checked
     ["pointers"],  # the tensors a kernel receives: roles, scratch buffers, pointers and views
     ["launches"],  # the launches recovered
     ["domain"],  # the domain learnt from the host code's failures
-    ["kernel_domain"],  # the domain kept to the example's kernels and constexprs
+    ["kernel_domain", "kernel_bounds"],  # the domain kept to the example's kernels and
+    # constexprs, and the kernels inside their tensors
     ["cases", "kernel_builds"],  # the project's cases; its kernels' CMake targets and artefacts
     ["emit"],  # the project written
     ["pipeline"],  # generation, from the examples to the projects

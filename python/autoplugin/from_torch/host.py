@@ -572,10 +572,12 @@ def _sample_float(rng, example_value):
     return float(f"{example_value * rng.uniform(0.5, 1.5):.6g}")
 
 
-def sample_points(op, example, requires, symbols, count, rng, long_axes=False):
+def sample_points(op, example, requires, symbols, count, rng, long_axes=False, small=False):
     """Points inside the traced shape requirements, every extent at least 1. With `long_axes`,
     one point per tensor axis with that axis long (1000-5000) and the others short, so that every
-    grid extent and argument sees its axis grow."""
+    grid extent and argument sees its axis grow; with `small`, every extent drawn from 1 to 4
+    or left at the example's (a bound between two sizes is met at times), for kernels to run
+    interpreted."""
     ties = tied_extents(requires, symbols)
     targets = [None] * count
     if long_axes:
@@ -583,6 +585,9 @@ def sample_points(op, example, requires, symbols, count, rng, long_axes=False):
                    for axis in range(len(example[a.name]))]
     def sample(argument, value, target):
         if argument.kind == "Tensor":
+            if small:
+                return [rng.randint(1, 4) if rng.random() < 0.75 else extent
+                        for extent in value]
             if target is None:
                 return [rng.randint(1, 16) if rng.random() < 0.5 else
                         int(round(2 ** rng.uniform(0, 10))) for _ in value]

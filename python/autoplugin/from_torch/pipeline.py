@@ -10,6 +10,7 @@ from .discover import find_ops, parse_example
 from .domain import equal_extents_of_inputs, learn_domain
 from .errors import UNRECOVERED, GenerationError, UnrecoveredConstexpr
 from .fake_cuda import gpu_named
+from .kernel_bounds import keep_kernels_in_bounds
 from .kernel_domain import hold_constexpr, keep_to_example_kernels
 from .launches import DTYPES, recover_launches
 from .shapes import fake_outputs, traced_shapes
@@ -253,6 +254,12 @@ def _with_held_constexprs(held, trace_and_recover):
             held.append(refusal)
 
 
+def _log_notes(op, log):
+    for note in op.notes:
+        log(f"{op.qualname}: note: {note}")
+    op.notes.clear()
+
+
 def _where(function):
     try:
         return f"{Path(inspect.getsourcefile(function)).name}:{inspect.getsourcelines(function)[1]}"
@@ -324,17 +331,20 @@ def _generate(module, out, examples, ops, dtypes, arch, log, example_equalities,
                 if not hold_constexpr(op, example, traced, refusal.position, refusal.kernel,
                                       refusal.name, DTYPES[op_dtypes[0]], arch, assumed):
                     raise refusal
-            for note in op.notes:
-                log(f"{op.qualname}: note: {note}")
-            op.notes.clear()
+            _log_notes(op, log)
             if traced.unreachable:
                 log(f"{op.qualname}: note: the fake implementation rejects "
                     f"{len(traced.unreachable)} sampled point(s) that the generated shape "
                     f"function accepts, e.g. {traced.unreachable[0]}")
             log(f"{op.qualname}: recovering the launches of the host code")
-            return traced, recover_launches(op, example, traced, op_dtypes, arch=arch,
-                                            example_equalities=example_equalities, log=log,
-                                            max_block=max_block)
+            recovered = recover_launches(op, example, traced, op_dtypes, arch=arch,
+                                         example_equalities=example_equalities, log=log,
+                                         max_block=max_block)
+            # Last, on the domain the recovery settled (the equalities it kept): only what
+            # generates pays for the kernels run interpreted.
+            keep_kernels_in_bounds(op, example, traced, DTYPES[op_dtypes[0]], arch)
+            _log_notes(op, log)
+            return traced, recovered
 
         structures = []
         given_structural = {a.name for a in op.attributes if a.structural}

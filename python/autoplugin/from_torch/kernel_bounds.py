@@ -1,0 +1,200 @@
+"""Where the example's kernels stay inside their tensors: the domain's requirements that keep a
+plugin from sizes its kernels read or write past.
+
+The fake and the host code may take sizes at which a kernel runs off a tensor: Liger's Llama 4
+RoPE reads a pair of reals per frequency through a row stride alone, so a `freqs` of one real
+per frequency, or of fewer frequencies than half the head size, is read past, and nothing but
+the kernel says so. `keep_kernels_in_bounds` runs the host code and its kernels in Triton's
+interpreter (kernel_accesses) at small points inside the requirements learnt so far, and where
+one strays off a tensor, measures the smallest extent each of that tensor's axes can have at
+several points, the outer axis first (memory is flat: a row too narrow reads into the next one,
+which is there while the outer axis has rows to spare, so the outer axes are made exact first),
+and requires each axis at least what fits every measurement: a constant (`freqs[2] >= 2`), or
+another size, a multiple or a fraction of it (`x[1] <= table[1]`). Each is a `require` naming the
+kernel and the tensor, and a note; a stray access nothing explains is noted, and the plugin keeps
+the host code's domain there.
+"""
+import random
+
+import sympy
+
+from .domain import assuming, moved_point, shown
+from .errors import GenerationError
+from .host import HostFailure, run_body, sample_points
+from .kernel_accesses import NoVerdict, stray_access
+from .points import copy_point, holds, point_values, relation_text
+
+POINTS = 12
+# Points an axis's smallest extent is measured at.
+MEASURED = 6
+# Small points inside the new requirements with no stray access before they stand unnoted.
+CONFIRMING = 12
+FACTORS = range(2, 9)
+
+
+def keep_kernels_in_bounds(op, example, traced, dtype, arch, assumed=(), seed=13):
+    """Adds to `traced.requires` the lower bounds on extents that keep the kernels' accesses
+    inside their tensors, with a reason each and a note in `op.notes`. The `assumed` relations
+    are held while looking, not added."""
+    with assuming(traced, assumed):
+        _keep_in_bounds(op, example, traced, dtype, arch, random.Random(seed))
+
+
+def _keep_in_bounds(op, example, traced, dtype, arch, rng):
+    if not traced.symbols:
+        return
+    points = _small_points(op, example, traced.requires, traced.symbols, rng, POINTS)
+    points += _at_one(op, traced, points[:1])
+    strays = [(point, stray) for point, stray in ((p, _verdict(op, p, dtype, arch))
+                                                   for p in points) if stray]
+    if not strays:
+        return
+    tensors = list(dict.fromkeys(stray.tensor for _, stray in strays if stray.tensor in example))
+    bases = _small_points(op, example, traced.requires, traced.symbols, rng, MEASURED)
+    added = []
+    for name in tensors:
+        taught = next(pair for pair in strays if pair[1].tensor == name)
+        for relation in _lower_bounds(op, example, traced, name, bases, dtype, arch):
+            traced.requires.append(relation)
+            added.append((relation, taught))
+    left = _first_stray(op, example, traced, dtype, arch, rng) if added else strays[0]
+    if left is not None:
+        point, stray = left
+        op.notes.append(f"at {shown(op, point)} {stray.text} (run in Triton's interpreter); no "
+                        "lower bound on its extents explains it, so the plugin takes such sizes "
+                        "as the host code does: state what the kernel needs in the fake "
+                        "implementation (torch._check)")
+    if added and traced.reasons is None:
+        traced.reasons = {}
+    for relation, (point, stray) in added:
+        traced.reasons[relation] = (f"kernel '{stray.kernel}' {stray.access} past "
+                                    f"{stray.tensor} otherwise")
+        op.notes.append(f"requires {relation_text(relation, traced.symbols)}, which neither the "
+                        f"fake implementation nor the host code states: without it {stray.text} "
+                        f"(at {shown(op, point)}, run in Triton's interpreter)")
+
+
+def _small_points(op, example, requires, symbols, rng, count):
+    """Small points inside `requires`; none where too few meet them."""
+    try:
+        return sample_points(op, example, requires, symbols, count, rng, small=True)
+    except GenerationError:
+        return []
+
+
+def _at_one(op, traced, bases):
+    """A small point with each extent in turn at 1 (what is tied to it following): the smallest
+    a size can be, where a kernel that reads a fixed count from it runs past."""
+    return [point for ref in traced.symbols.values() if ref.kind == "extent"
+            for base in bases for point in [moved_point(op, base, traced, ref, 1)]
+            if point is not None]
+
+
+def _verdict(op, point, dtype, arch):
+    """The point's first stray access, or None (in bounds, or no verdict)."""
+    try:
+        return _stray(op, point, dtype, arch)
+    except NoVerdict:
+        return None
+
+
+def _stray(op, point, dtype, arch):
+    """The point's first stray access, or None; NoVerdict where the host code fails there or
+    its kernels cannot be interpreted."""
+    try:
+        run = run_body(op, point, dtype, arch)
+    except HostFailure:
+        raise NoVerdict() from None
+    return stray_access(run)
+
+
+def _lower_bounds(op, example, traced, name, bases, dtype, arch):
+    """The lower bounds on input `name`'s extents that fit the smallest extents measured at
+    `bases` (each with the input at its example's shape), not already implied; the example holds
+    each."""
+    symbols = traced.symbols
+    own = {(ref.name, ref.index): symbol for symbol, ref in symbols.items()
+           if ref.kind == "extent" and ref.name == name}
+    measured = []
+    for base in bases:
+        point = copy_point(base)
+        point[name] = list(example[name])
+        smallest = _smallest_extents(op, point, name, dtype, arch)
+        if smallest is not None:
+            measured.append((point_values(symbols, point), smallest))
+    if len(measured) < 2:
+        return []
+    example_values = point_values(symbols, example)
+    others = [s for s in symbols if s not in own.values()]
+    bounds = []
+    for axis in range(len(example[name])):
+        symbol = own.get((name, axis))
+        needed = [smallest[axis] for _, smallest in measured]
+        if symbol is None or max(needed) <= 1:
+            continue
+        bound = _fitted(symbol, needed, [values for values, _ in measured], others)
+        if bound is None or not holds(bound, example_values) or bound in traced.requires:
+            continue
+        if _implied(op, example, traced, bound):
+            continue
+        bounds.append(bound)
+    return bounds
+
+
+def _smallest_extents(op, point, name, dtype, arch):
+    """The smallest extent of each axis of input `name` at which the point's kernels stay inside
+    it, the outer axes first and each left at its smallest; None where the point itself strays,
+    or a probe gives no verdict. Sizes are moved alone (what requirements tie to them stays):
+    the point only has to run."""
+    try:
+        if _stray(op, point, dtype, arch) is not None:
+            return None
+        point = copy_point(point)
+        for axis, extent in enumerate(list(point[name])):
+            low, high = 1, extent  # the smallest in bounds is in [low, high]; high is
+            while low < high:
+                middle = (low + high) // 2
+                point[name][axis] = middle
+                if _stray(op, point, dtype, arch) is None:
+                    high = middle
+                else:
+                    low = middle + 1
+            point[name][axis] = high
+        return list(point[name])
+    except NoVerdict:
+        return None
+
+
+def _fitted(symbol, needed, values, others):
+    """`symbol >= c` where every measurement needs the same c, else `other <= symbol` (or a
+    multiple or a fraction of it) where another size gives every one; None where none does.
+    A size that is the same at every measurement says no more than a constant."""
+    for other in others:
+        seen = [v[other] for v in values]
+        if len(set(seen)) < 2:
+            continue
+        for bound in [other] + [k * other for k in FACTORS] + \
+                [sympy.ceiling(other / k) for k in FACTORS]:
+            if all(bound.xreplace({other: v}) == n for v, n in zip(seen, needed)):
+                return sympy.Le(bound, symbol)
+    if len(set(needed)) == 1:
+        return sympy.Ge(symbol, needed[0])
+    return None
+
+
+def _implied(op, example, traced, bound):
+    """Whether every small point inside the requirements already meets `bound` (`x[0] <=
+    table[0]` beside `x[0] == table[0]`)."""
+    points = _small_points(op, example, traced.requires, traced.symbols, random.Random(0),
+                           CONFIRMING)
+    return bool(points) and all(holds(bound, point_values(traced.symbols, p)) for p in points)
+
+
+def _first_stray(op, example, traced, dtype, arch, rng):
+    """(point, StrayAccess) of the first small point inside the requirements whose kernels
+    stray, or None."""
+    for point in _small_points(op, example, traced.requires, traced.symbols, rng, CONFIRMING):
+        stray = _verdict(op, point, dtype, arch)
+        if stray is not None:
+            return point, stray
+    return None
