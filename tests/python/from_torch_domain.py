@@ -12,7 +12,8 @@ rows, `cdiv(B * S, 1024)`; `tapped`: a filter width the kernel unrolls over); an
 fixed size (`fixed_weights`: three weights and one bias, stated as those sizes however the
 learner first separated the failures); and fewer indices than rows, strictly (`fewer_rows`, as
 xFormers' index_select_cat checks); and kernels that run past a tensor where nothing else says
-so (`table_rows`: rows of a table read through its row stride alone, x's width of each;
+so (`table_rows`: rows of a table read through its row stride alone, x's width of each, and
+multiplied by a @triton.jit helper that calls one of Triton's own, `tl.sigmoid`;
 `pair_table`: a pair of reals per column, read as `2 * col + j` through the row stride, as
 Liger's Llama 4 RoPE reads its frequencies; `table_writes`: the same table written)."""
 import torch
@@ -288,6 +289,11 @@ def _(x, w):
 
 
 @triton.jit
+def _product(a, b):
+    return a * tl.sigmoid(b)
+
+
+@triton.jit
 def table_rows_kernel(x_ptr, table_ptr, y_ptr, n_cols, table_row_stride, PAIRS: tl.constexpr,
                       WRITE: tl.constexpr, BLOCK: tl.constexpr):
     row = tl.program_id(0)
@@ -303,7 +309,7 @@ def table_rows_kernel(x_ptr, table_ptr, y_ptr, n_cols, table_row_stride, PAIRS: 
         tl.store(y_ptr + row * n_cols + cols, x * real - x * imag, mask=mask)
     else:
         t = tl.load(table_ptr + row * table_row_stride + cols, mask=mask)
-        tl.store(y_ptr + row * n_cols + cols, x * t, mask=mask)
+        tl.store(y_ptr + row * n_cols + cols, _product(x, t), mask=mask)
 
 
 def _with_table(x, table, pairs=False, write=False):

@@ -16,6 +16,7 @@ if not (importlib.util.find_spec("torch") and importlib.util.find_spec("triton")
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 import torch  # noqa: E402
+import triton.language as tl  # noqa: E402
 
 from autoplugin.from_torch import (domain, generate, host, kernel_accesses, kernel_bounds,  # noqa: E402
                                    kernel_domain, pipeline, shapes)
@@ -260,6 +261,14 @@ class StrayAccessTest(unittest.TestCase):
 
     def test_none_inside(self):
         self.assertIsNone(self.run_at({"x": [3, 4], "table": [3, 5]}))
+
+    def test_triton_language_is_left_as_it_was(self):
+        # The interpreter patches triton.language for the helper the kernel calls and leaves it
+        # so; a kernel compiled afterwards (trials.py) would fail.
+        before = {space: dict(vars(space)) for space in (tl, tl.core, tl.core.tensor)}
+        self.run_at({"x": [3, 4], "table": [3, 5]})
+        for space, names in before.items():
+            self.assertEqual(dict(vars(space)), names, space)
 
     def test_no_verdict_past_the_programs_interpreted(self):
         with self.assertRaises(kernel_accesses.NoVerdict):

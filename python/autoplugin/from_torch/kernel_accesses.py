@@ -174,13 +174,36 @@ def _checked_accesses(ranges):
     builder.create_atomic_rmw, builder.create_atomic_cas = atomic_rmw, atomic_cas
     try:
         # Zero-filled inputs make NaNs and empty reductions that warn, which say nothing here.
-        with np.errstate(all="ignore"), warnings.catch_warnings(), _helpers_interpreted():
+        with np.errstate(all="ignore"), warnings.catch_warnings(), _helpers_interpreted(), \
+                _language_kept():
             warnings.simplefilter("ignore")
             yield
     finally:
         for name in ("create_masked_load", "create_masked_store", "create_atomic_rmw",
                      "create_atomic_cas"):
             builder.__dict__.pop(name, None)
+
+
+@contextlib.contextmanager
+def _language_kept():
+    """triton.language as it was before: the interpreter patches its functions and classes for a
+    kernel and restores them, but not those it patches for a helper it calls, and a kernel
+    compiled later (trials.py) would get the interpreter's."""
+    patched = [tl, tl.core, tl.math, tl.core.tensor, tl.core.dtype, tl.core.condition,
+               tl.core.tensor_descriptor_base]
+    before = [dict(vars(space)) for space in patched]
+    try:
+        yield
+    finally:
+        for space, names in zip(patched, before):
+            for name in [n for n in vars(space) if n not in names]:
+                delattr(space, name)
+            for name, value in names.items():
+                if vars(space).get(name, _ABSENT) is not value:
+                    setattr(space, name, value)
+
+
+_ABSENT = object()
 
 
 @contextlib.contextmanager

@@ -29,7 +29,15 @@ POINTS = 12
 MEASURED = 6
 # Small points inside the new requirements with no stray access before they stand unnoted.
 CONFIRMING = 12
+# Points measured, at most, to tell apart bounds that fit every measurement so far.
+DISAMBIGUATING = 8
+# Points measured besides to confirm the one bound that fits.
+CONFIRMATIONS = 3
 FACTORS = range(2, 9)
+# Counts of blocks of a power of two from 16 to 4096 (a scale per 128 elements). Not of 2 to 8:
+# measured extents of a tensor read in flat memory (a block's padding read unmasked) fit halves
+# of unrelated sizes by chance.
+DIVISORS = [1 << k for k in range(4, 13)]
 
 
 def keep_kernels_in_bounds(op, example, traced, dtype, arch, assumed=(), seed=13):
@@ -54,7 +62,7 @@ def _keep_in_bounds(op, example, traced, dtype, arch, rng):
     added = []
     for name in tensors:
         taught = next(pair for pair in strays if pair[1].tensor == name)
-        for relation in _lower_bounds(op, example, traced, name, bases, dtype, arch):
+        for relation in _lower_bounds(op, example, traced, name, bases, dtype, arch, rng):
             traced.requires.append(relation)
             added.append((relation, taught))
     left = _first_stray(op, example, traced, dtype, arch, rng) if added else strays[0]
@@ -108,20 +116,16 @@ def _stray(op, point, dtype, arch):
     return stray_access(run)
 
 
-def _lower_bounds(op, example, traced, name, bases, dtype, arch):
+def _lower_bounds(op, example, traced, name, bases, dtype, arch, rng):
     """The lower bounds on input `name`'s extents that fit the smallest extents measured at
     `bases` (each with the input at its example's shape), not already implied; the example holds
-    each."""
+    each. Where several bounds fit every measurement, more points are measured where they
+    disagree, until one is left."""
     symbols = traced.symbols
     own = {(ref.name, ref.index): symbol for symbol, ref in symbols.items()
            if ref.kind == "extent" and ref.name == name}
-    measured = []
-    for base in bases:
-        point = copy_point(base)
-        point[name] = list(example[name])
-        smallest = _smallest_extents(op, point, name, dtype, arch)
-        if smallest is not None:
-            measured.append((point_values(symbols, point), smallest))
+    measured = list(filter(None, (_measured(op, example, traced, name, base, dtype, arch)
+                                  for base in bases)))
     if len(measured) < 2:
         return []
     example_values = point_values(symbols, example)
@@ -129,16 +133,48 @@ def _lower_bounds(op, example, traced, name, bases, dtype, arch):
     bounds = []
     for axis in range(len(example[name])):
         symbol = own.get((name, axis))
-        needed = [smallest[axis] for _, smallest in measured]
-        if symbol is None or max(needed) <= 1:
+        if symbol is None or max(smallest[axis] for _, smallest in measured) <= 1:
             continue
-        bound = _fitted(symbol, needed, [values for values, _ in measured], others)
-        if bound is None or not holds(bound, example_values) or bound in traced.requires:
+        fits = _fitting(symbol, axis, measured, others)
+        for base in _small_points(op, example, traced.requires, symbols, rng, DISAMBIGUATING):
+            if len(fits) < 2:
+                break
+            values = point_values(symbols, base)
+            if len({_least(bound).xreplace(values) for bound in fits}) < 2:
+                continue  # they agree here: nothing to tell them apart
+            found = _measured(op, example, traced, name, base, dtype, arch)
+            if found is not None:
+                measured.append(found)
+                fits = _fitting(symbol, axis, measured, others)
+        if len(fits) == 1:
+            # Confirmed at points of its own: few measurements may fit a bound by chance (a
+            # kernel that reads a block's padding unmasked needs a product of extents).
+            measured += filter(None, (_measured(op, example, traced, name, base, dtype, arch)
+                                      for base in _small_points(op, example, traced.requires,
+                                                                symbols, rng, CONFIRMATIONS)))
+            fits = _fitting(symbol, axis, measured, others)
+        if len(fits) != 1:
             continue
-        if _implied(op, example, traced, bound):
+        bound = fits[0]
+        if not holds(bound, example_values) or bound in traced.requires or \
+                _implied(op, example, traced, bound):
             continue
         bounds.append(bound)
     return bounds
+
+
+def _least(bound):
+    """The least extent a bound allows: `x[1]` of `x[1] <= table[1]`, 2 of `freqs[2] >= 2`."""
+    return bound.rhs if isinstance(bound, sympy.GreaterThan) else bound.lhs
+
+
+def _measured(op, example, traced, name, base, dtype, arch):
+    """(the point's values, the smallest extents of input `name` there), `name` set to its
+    example's shape; None where it cannot be measured."""
+    point = copy_point(base)
+    point[name] = list(example[name])
+    smallest = _smallest_extents(op, point, name, dtype, arch)
+    return None if smallest is None else (point_values(traced.symbols, point), smallest)
 
 
 def _smallest_extents(op, point, name, dtype, arch):
@@ -165,21 +201,23 @@ def _smallest_extents(op, point, name, dtype, arch):
         return None
 
 
-def _fitted(symbol, needed, values, others):
-    """`symbol >= c` where every measurement needs the same c, else `other <= symbol` (or a
-    multiple or a fraction of it) where another size gives every one; None where none does.
-    A size that is the same at every measurement says no more than a constant."""
+def _fitting(symbol, axis, measured, others):
+    """The lower bounds on `symbol` (the extent of `axis`) that give every measurement's
+    smallest extent: another size (it must vary), a multiple or a count of blocks of it, as
+    `bound <= symbol`; or `symbol >= c` where every measurement needs the same c."""
+    needed = [smallest[axis] for _, smallest in measured]
+    fits = []
     for other in others:
-        seen = [v[other] for v in values]
+        seen = [values[other] for values, _ in measured]
         if len(set(seen)) < 2:
             continue
         for bound in [other] + [k * other for k in FACTORS] + \
-                [sympy.ceiling(other / k) for k in FACTORS]:
+                [sympy.ceiling(other / k) for k in DIVISORS]:
             if all(bound.xreplace({other: v}) == n for v, n in zip(seen, needed)):
-                return sympy.Le(bound, symbol)
-    if len(set(needed)) == 1:
-        return sympy.Ge(symbol, needed[0])
-    return None
+                fits.append(sympy.Le(bound, symbol))
+    if not fits and len(set(needed)) == 1:
+        fits.append(sympy.Ge(symbol, needed[0]))
+    return fits
 
 
 def _implied(op, example, traced, bound):
