@@ -298,7 +298,7 @@ def table_rows_kernel(x_ptr, table_ptr, y_ptr, n_cols, table_row_stride, PAIRS: 
                       WRITE: tl.constexpr, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
-    mask = cols < n_cols
+    mask = cols < n_cols and cols >= 0  # `and` on tensors: element-wise, as compiled
     x = tl.load(x_ptr + row * n_cols + cols, mask=mask)
     if WRITE:
         tl.store(table_ptr + row * table_row_stride + cols, x, mask=mask)
