@@ -12,6 +12,7 @@ in a closure), gives no verdict: never a failure.
 """
 import ast
 import contextlib
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -60,7 +61,7 @@ def stray_access(run):
     given, a StrayAccess; None where every access is inside. Raises NoVerdict where the run
     cannot be judged."""
     launches = _interpreted_launches(run.records)
-    if sum(_programs(r.grid) for r in launches) > MAX_PROGRAMS:
+    if sum(math.prod(int(g) for g in r.grid) for r in launches) > MAX_PROGRAMS:
         raise NoVerdict()
     storages = {}
     for record in launches:
@@ -100,13 +101,6 @@ def _interpreted_launches(records):
     """The launches to interpret: each autotuned launch by its first config (every config's
     accesses follow the same sizes; interpreting each would multiply the cost)."""
     return [record for record in records if record.config is None or record.config.index == 0]
-
-
-def _programs(grid):
-    count = 1
-    for extent in grid:
-        count *= int(extent)
-    return count
 
 
 def _tensor_names(run, storages):
@@ -280,9 +274,8 @@ _BOOLEAN_HELPERS = {
 
 
 def _interpret(record, arguments):
-    options = {k: v for k, v in record.options.items() if k not in arguments}
-    _interpreted(record.kernel.fn).run(grid=tuple(int(g) for g in record.grid),
-                                              warmup=False, **arguments, **options)
+    _interpreted(record.kernel.fn).run(grid=tuple(int(g) for g in record.grid), warmup=False,
+                                       **arguments)
 
 
 def _described(stray, record, ranges, storages, names):

@@ -10,15 +10,15 @@ one strays off a tensor, measures the smallest extent each of that tensor's axes
 several points, the outer axis first (memory is flat: a row too narrow reads into the next one,
 which is there while the outer axis has rows to spare, so the outer axes are made exact first),
 and requires each axis at least what fits every measurement: a constant (`freqs[2] >= 2`), or
-another size, a multiple or a fraction of it (`x[1] <= table[1]`). Each is a `require` naming the
-kernel and the tensor, and a note; a stray access nothing explains is noted, and the plugin keeps
-the host code's domain there.
+another size, a multiple of it or its count of blocks (`x[1] <= table[1]`), confirmed at points
+of its own. Each is a `require` naming the kernel and the tensor, and a note; a stray access
+nothing explains is noted, and the plugin keeps the host code's domain there.
 """
 import random
 
 import sympy
 
-from .domain import assuming, moved_point, shown
+from .domain import moved_point, shown
 from .errors import GenerationError
 from .host import HostFailure, run_body, sample_points
 from .kernel_accesses import NoVerdict, stray_access
@@ -40,15 +40,10 @@ FACTORS = range(2, 9)
 DIVISORS = [1 << k for k in range(4, 13)]
 
 
-def keep_kernels_in_bounds(op, example, traced, dtype, arch, assumed=(), seed=13):
+def keep_kernels_in_bounds(op, example, traced, dtype, arch, seed=13):
     """Adds to `traced.requires` the lower bounds on extents that keep the kernels' accesses
-    inside their tensors, with a reason each and a note in `op.notes`. The `assumed` relations
-    are held while looking, not added."""
-    with assuming(traced, assumed):
-        _keep_in_bounds(op, example, traced, dtype, arch, random.Random(seed))
-
-
-def _keep_in_bounds(op, example, traced, dtype, arch, rng):
+    inside their tensors, with a reason each and a note in `op.notes`."""
+    rng = random.Random(seed)
     if not traced.symbols:
         return
     points = _small_points(op, example, traced.requires, traced.symbols, rng, POINTS)
