@@ -15,7 +15,9 @@ xFormers' index_select_cat checks); and kernels that run past a tensor where not
 so (`table_rows`: rows of a table read through its row stride alone, x's width of each, and
 multiplied by a @triton.jit helper that calls one of Triton's own, `tl.sigmoid`;
 `pair_table`: a pair of reals per column, read as `2 * col + j` through the row stride, as
-Liger's Llama 4 RoPE reads its frequencies; `table_writes`: the same table written)."""
+Liger's Llama 4 RoPE reads its frequencies; `table_writes`: the same table written;
+`sections`: a table of 3 sections, each read at an offset x's sizes give, which section a
+column reads following an int attribute, as Liger's M-RoPE reads its cos and sin)."""
 import torch
 import triton
 import triton.language as tl
@@ -41,6 +43,7 @@ AUTOPLUGIN_EXAMPLES = [
     "test::table_rows(x=[8, 32], table=[16, 48])",
     "test::pair_table(x=[8, 32], table=[16, 32, 2])",
     "test::table_writes(x=[8, 32], table=[16, 48])",
+    "test::sections(x=[64, 32], table=[3, 64, 32], split=8)",
 ]
 
 
@@ -346,4 +349,34 @@ def table_writes(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
 
 @table_writes.register_fake
 def _(x, table):
+    return torch.empty_like(x)
+
+
+@triton.jit
+def sections_kernel(x_ptr, table_ptr, y_ptr, n_rows, n_cols, split, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    inside = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=inside)
+    section = n_rows * n_cols
+    first = tl.load(table_ptr + row * n_cols + cols, mask=inside & (cols < split), other=0.0)
+    second = tl.load(table_ptr + section + row * n_cols + cols,
+                     mask=inside & (cols >= split) & (cols < 2 * split), other=0.0)
+    third = tl.load(table_ptr + 2 * section + row * n_cols + cols,
+                    mask=inside & (cols >= 2 * split), other=0.0)
+    tl.store(y_ptr + row * n_cols + cols, x * (first + second + third), mask=inside)
+
+
+@torch.library.custom_op("test::sections", mutates_args=())
+def sections(x: torch.Tensor, table: torch.Tensor, split: int) -> torch.Tensor:
+    y = torch.empty_like(x)
+    sections_kernel[(x.shape[0],)](x, table, y, x.shape[0], x.shape[1], split,
+                                   BLOCK=triton.next_power_of_2(x.shape[1]))
+    return y
+
+
+@sections.register_fake
+def _(x, table, split):
+    torch._check(table.shape[1] == x.shape[0])
+    torch._check(table.shape[2] == x.shape[1])
     return torch.empty_like(x)

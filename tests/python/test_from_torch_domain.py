@@ -241,6 +241,13 @@ class KernelBoundsTest(unittest.TestCase):
         self.assertIn("x.size(1) <= table.size(1)", found)
         self.assertTrue(any("writes element" in note for note in notes), notes)
 
+    def test_sections_read_per_an_attribute_need_the_example_s_count(self):
+        # At the table's example shape the sections fit in flat memory: measured at the points'
+        # own shapes, what the outer axis needs follows `split`, so the example's 3 is required.
+        found, notes = learnt("test::sections", kernel_bounds.keep_kernels_in_bounds)
+        self.assertEqual(found, ["table.size(0) >= 3"])
+        self.assertIn("the example's extent is required", notes[0])
+
     def test_nothing_where_the_kernel_keeps_to_its_tensors(self):
         self.assertEqual(learnt("test::any_size", kernel_bounds.keep_kernels_in_bounds),
                          ([], []))

@@ -13,6 +13,14 @@ and requires each axis at least what fits every measurement: a constant (`freqs[
 another size, a multiple of it or its count of blocks (`x[1] <= table[1]`), confirmed at points
 of its own. Each is a `require` naming the kernel and the tensor, and a note; a stray access
 nothing explains is noted, and the plugin keeps the host code's domain there.
+
+With the tensor at its example's shape, flat memory can also hide what an outer axis needs: a
+`cos` of 3 sections (Liger's M-RoPE), each read at an offset the other inputs' sizes give, is
+not read past with 1 section while its inner axes are the example's long ones. Where the
+example's shape teaches nothing, the smallest extents are measured at the points' own shapes
+instead; and where what an axis needs varies with something no candidate states (the sections
+read follow an attribute), an axis of at most SMALL_EXTENT at the example (sections, pairs) is
+required at least the example's extent, which every measurement fits under.
 """
 import random
 
@@ -38,6 +46,9 @@ FACTORS = range(2, 9)
 # measured extents of a tensor read in flat memory (a block's padding read unmasked) fit halves
 # of unrelated sizes by chance.
 DIVISORS = [1 << k for k in range(4, 13)]
+# The largest extent the small points draw (host.sample_points): an axis no larger at the
+# example counts things (sections, pairs), and may be held at least at the example's count.
+SMALL_EXTENT = 4
 
 
 def keep_kernels_in_bounds(op, example, traced, dtype, arch, seed=13):
@@ -55,12 +66,22 @@ def keep_kernels_in_bounds(op, example, traced, dtype, arch, seed=13):
     tensors = list(dict.fromkeys(stray.tensor for _, stray in strays if stray.tensor in example))
     bases = _small_points(op, example, traced.requires, traced.symbols, rng, MEASURED)
     added = []
-    for name in tensors:
-        taught = next(pair for pair in strays if pair[1].tensor == name)
-        for relation in _lower_bounds(op, example, traced, name, bases, dtype, arch, rng):
+    learnt = set()
+    left = strays[0]
+    while tensors:
+        name = tensors.pop(0)
+        learnt.add(name)
+        taught = next((pair for pair in strays if pair[1].tensor == name), left)
+        for relation, needs in _lower_bounds(op, example, traced, name, bases, dtype, arch, rng):
             traced.requires.append(relation)
-            added.append((relation, taught))
-    left = _first_stray(op, example, traced, dtype, arch, rng) if added else strays[0]
+            added.append((relation, needs, taught))
+        if not tensors and added:
+            # A bound on one tensor can leave another strayed off at the same points (M-RoPE's
+            # sin beside its cos): the first stray left is learnt from too.
+            left = _first_stray(op, example, traced, dtype, arch, rng)
+            if left is not None and left[1].tensor in example and left[1].tensor not in learnt:
+                strays.append(left)
+                tensors.append(left[1].tensor)
     if left is not None:
         point, stray = left
         op.notes.append(f"at {shown(op, point)} {stray.text} (run in Triton's interpreter); no "
@@ -69,12 +90,15 @@ def keep_kernels_in_bounds(op, example, traced, dtype, arch, seed=13):
                         "implementation (torch._check)")
     if added and traced.reasons is None:
         traced.reasons = {}
-    for relation, (point, stray) in added:
+    for relation, needs, (point, stray) in added:
         traced.reasons[relation] = (f"kernel '{stray.kernel}' {stray.access} past "
                                     f"{stray.tensor} otherwise")
+        held = "" if needs is None else (
+            f"; what it needs varies with what no size states ({needs} at the points measured), "
+            "and the example's extent is required, the least known to suffice")
         op.notes.append(f"requires {relation_text(relation, traced.symbols)}, which neither the "
                         f"fake implementation nor the host code states: without it {stray.text} "
-                        f"(at {shown(op, point)}, run in Triton's interpreter)")
+                        f"(at {shown(op, point)}, run in Triton's interpreter){held}")
 
 
 def _small_points(op, example, requires, symbols, rng, count):
@@ -112,15 +136,27 @@ def _stray(op, point, dtype, arch):
 
 
 def _lower_bounds(op, example, traced, name, bases, dtype, arch, rng):
-    """The lower bounds on input `name`'s extents that fit the smallest extents measured at
-    `bases` (each with the input at its example's shape), not already implied; the example holds
-    each. Where several bounds fit every measurement, more points are measured where they
-    disagree, until one is left."""
+    """[(bound, needs)]: the lower bounds on input `name`'s extents that fit the smallest extents
+    measured at `bases`, each with the input at its example's shape or, where that teaches none,
+    at the point's own; not already implied, the example holds each. `needs` is None, or for an
+    axis held at its example's extent (no bound fits what it needs), the range measured."""
+    return (_bounds_measured(op, example, traced, name, bases, dtype, arch, rng, True) or
+            _bounds_measured(op, example, traced, name, bases, dtype, arch, rng, False))
+
+
+def _bounds_measured(op, example, traced, name, bases, dtype, arch, rng, at_example):
+    """_lower_bounds with the input at its example's shape (`at_example`) or the point's own.
+    Where several bounds fit every measurement, more points are measured where they disagree,
+    until one is left."""
     symbols = traced.symbols
     own = {(ref.name, ref.index): symbol for symbol, ref in symbols.items()
            if ref.kind == "extent" and ref.name == name}
-    measured = list(filter(None, (_measured(op, example, traced, name, base, dtype, arch)
-                                  for base in bases)))
+
+    def measure(points):
+        return [found for found in (_measured(op, example, traced, name, base, dtype, arch,
+                                              at_example) for base in points) if found]
+
+    measured = measure(bases)
     if len(measured) < 2:
         return []
     example_values = point_values(symbols, example)
@@ -137,25 +173,36 @@ def _lower_bounds(op, example, traced, name, bases, dtype, arch, rng):
             values = point_values(symbols, base)
             if len({_least(bound).xreplace(values) for bound in fits}) < 2:
                 continue  # they agree here: nothing to tell them apart
-            found = _measured(op, example, traced, name, base, dtype, arch)
-            if found is not None:
-                measured.append(found)
-                fits = _fitting(symbol, axis, measured, others)
+            measured += measure([base])
+            fits = _fitting(symbol, axis, measured, others)
         if len(fits) == 1:
             # Confirmed at points of its own: few measurements may fit a bound by chance (a
             # kernel that reads a block's padding unmasked needs a product of extents).
-            measured += filter(None, (_measured(op, example, traced, name, base, dtype, arch)
-                                      for base in _small_points(op, example, traced.requires,
-                                                                symbols, rng, CONFIRMATIONS)))
+            measured += measure(_small_points(op, example, traced.requires, symbols, rng,
+                                              CONFIRMATIONS))
             fits = _fitting(symbol, axis, measured, others)
+        needs = None
+        if not fits:
+            fits, needs = _held_at_example(symbol, axis, measured, example[name][axis])
         if len(fits) != 1:
             continue
         bound = fits[0]
         if not holds(bound, example_values) or bound in traced.requires or \
                 _implied(op, example, traced, bound):
             continue
-        bounds.append(bound)
+        bounds.append((bound, needs))
     return bounds
+
+
+def _held_at_example(symbol, axis, measured, extent):
+    """([symbol >= extent], the needs measured) where an axis of at most SMALL_EXTENT at the
+    example (a count of sections or pairs) needs, at every point measured, at most the example's
+    extent and not the same everywhere (what it needs follows something no bound states);
+    else ([], None)."""
+    needed = sorted({smallest[axis] for _, smallest in measured})
+    if len(needed) < 2 or not 1 < extent <= SMALL_EXTENT or needed[-1] > extent:
+        return [], None
+    return [sympy.Ge(symbol, extent)], f"from {needed[0]} to {needed[-1]}"
 
 
 def _least(bound):
@@ -163,11 +210,12 @@ def _least(bound):
     return bound.rhs if isinstance(bound, sympy.GreaterThan) else bound.lhs
 
 
-def _measured(op, example, traced, name, base, dtype, arch):
+def _measured(op, example, traced, name, base, dtype, arch, at_example):
     """(the point's values, the smallest extents of input `name` there), `name` set to its
-    example's shape; None where it cannot be measured."""
+    example's shape (`at_example`) or left at the point's; None where it cannot be measured."""
     point = copy_point(base)
-    point[name] = list(example[name])
+    if at_example:
+        point[name] = list(example[name])
     smallest = _smallest_extents(op, point, name, dtype, arch)
     return None if smallest is None else (point_values(traced.symbols, point), smallest)
 
