@@ -5,14 +5,15 @@ Pure Python (no torch): the values an argument took at sampled points, and per p
 attribute or an attribute's element). Candidates are tried from the simplest: a constant, an atom,
 an atom plus a constant, a multiple, a sum, difference, minimum or maximum of two atoms, a
 ceiling or floor division by a constant, a product of two atoms, and products of ceiling
-divisions by the launch's integer constexprs (tiles over two extents). The first candidate that matches
+divisions by the launch's integer constexprs (tiles over two extents); then products of up to
+four sizes (one repeated: B * H * S * S) and of a tile count with two sizes. The first candidate that matches
 every fitting sample must also match every checking sample, else the argument is refused: it is
 never guessed. What fits is an expression (expressions.py), printed to C++ when the project is
 written; an integer one also gives its sympy form over the atoms (atom_symbol), what the floors
 above compute with.
 """
 from dataclasses import dataclass
-from itertools import combinations, product
+from itertools import combinations, combinations_with_replacement, product
 
 import sympy
 
@@ -194,6 +195,48 @@ def candidates(envs, constants, cap=None):
                               _floor_div(A(b), A(attribute))),
                        lambda env, a=a, b=b, d=attribute:
                        env.atoms[a] // env.atoms[d] + env.atoms[b] // env.atoms[d])
+    # Products of up to four sizes or int attributes, one may repeat (attention's scores:
+    # B * H * S * S), and of two with a tile count (fla's chunks: cdiv(T, BT) * B * H).
+    factors = _distinct_factors(envs, names, attributes)
+    for count in (2, 3, 4):
+        for chosen in combinations_with_replacement(factors, count):
+            if len(set(chosen)) < count - 1 or (count < 4 and len(set(chosen)) == count):
+                continue  # more than one repeat; or a product without repeats yielded above
+            yield (_product_of(A, chosen),
+                   lambda env, chosen=chosen: _value_of_product(env, chosen))
+    for chosen in combinations(factors, 3):
+        for tiled, d in product(chosen, launch_divisors):
+            rest = [name for name in chosen if name != tiled]
+            yield (Binary("*", _product_of(A, rest), _cdiv(A(tiled), Integer(d))),
+                   lambda env, rest=rest, t=tiled, d=d:
+                   _value_of_product(env, rest) * -(-env.atoms[t] // d))
+
+
+def _distinct_factors(envs, names, attributes):
+    """The sizes and int attributes that may multiply, one per distinct list of values over
+    `envs` (extents that requirements tie are one factor)."""
+    seen, factors = set(), []
+    for name in names:
+        if ".size(" in name or name in attributes:
+            values = tuple(env.atoms[name] for env in envs)
+            if values not in seen:
+                seen.add(values)
+                factors.append(name)
+    return factors
+
+
+def _product_of(A, names):
+    expression = A(names[0])
+    for name in names[1:]:
+        expression = Binary("*", expression, A(name))
+    return expression
+
+
+def _value_of_product(env, names):
+    value = 1
+    for name in names:
+        value *= env.atoms[name]
+    return value
 
 
 def fit(values, fit_envs, check_envs, context, triton_type, constants=()):
@@ -235,7 +278,8 @@ def fit_integer(values, fit_envs, check_envs, context, constants=()):
             f"{context} cannot be recovered: its values {fit_values} at the sampled points are not "
             "a constant, a size, an element count, a stride, an attribute (element), or a simple "
             "combination of these (sum, difference, min, max, multiple, ceiling or floor division "
-            f"by a constant or an int attribute, product of two, tiles over two extents). {advice}",
+            "by a constant or an int attribute, product of up to four sizes, tiles over two "
+            f"extents or over one beside other sizes). {advice}",
             UNRECOVERED)
     for env, value in zip(check_envs, check_values):
         if integral_value(function(env)) != value:
