@@ -5,7 +5,8 @@ learnt once, at 128, not also at a power of two below it), a sequence no longer 
 table, a multiple of 4,
 any size at all, and a multiple of 3 (not learnt: a condition outside the learner's relations);
 and host code that launches another kernel past a size (`by_width`: rows of up to 512 one way,
-longer ones another; `by_either`: a condition on two sizes, one side of which always gives the
+longer ones another; `by_at_least`: rows of 1024 or more one way, as FlagGems' mean over a
+dim branches on `K >= 1024`, the example at 1024; `by_either`: a condition on two sizes, one side of which always gives the
 example's kernel; `by_thirds`: a multiple of 3 or not, which no threshold separates);
 and constexprs no family recovers, held at the example's value (`bucketed`: a bucket of the
 rows, `cdiv(B * S, 1024)`; `tapped`: a filter width the kernel unrolls over); and inputs of a
@@ -32,6 +33,7 @@ AUTOPLUGIN_EXAMPLES = [
     "test::any_size(x=[8, 64])",
     "test::thirds(x=[8, 63])",
     "test::by_width(x=[8, 128])",
+    "test::by_at_least(x=[8, 1024])",
     "test::by_either(x=[8, 128])",
     "test::by_thirds(x=[8, 128])",
     "test::bucketed(x=[2, 300, 64])",
@@ -213,6 +215,20 @@ def by_width(x: torch.Tensor) -> torch.Tensor:
 
 
 @by_width.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::by_at_least", mutates_args=())
+def by_at_least(x: torch.Tensor) -> torch.Tensor:
+    if x.shape[-1] >= 1024:
+        return _copy(x)
+    y = torch.empty_like(x)
+    row_copy_kernel[(x.shape[0],)](x, y, x.shape[-1], BLOCK=triton.next_power_of_2(x.shape[-1]))
+    return y
+
+
+@by_at_least.register_fake
 def _(x):
     return torch.empty_like(x)
 

@@ -189,6 +189,13 @@ class ExampleKernelsTest(unittest.TestCase):
         self.assertIn("past it the host code launches copy_kernel instead of the example's "
                       "row_copy_kernel", notes[0])
 
+    def test_a_threshold_the_example_is_at(self):
+        # `x.shape[-1] >= 1024` with the example at 1024: not `x.size(1) > 512`, which sizes
+        # between 513 and 1023 refute.
+        found, notes = learnt("test::by_at_least", kernel_domain.keep_to_example_kernels)
+        self.assertEqual(found, ["x.size(1) >= 1024"])
+        self.assertIn("instead of the example's copy_kernel", notes[0])
+
     def test_one_side_of_a_condition_on_two_sizes(self):
         # `x.shape[-1] > 64 or x.shape[0] < 100`: past 64 columns, the example's kernel always.
         found, notes = learnt("test::by_either", kernel_domain.keep_to_example_kernels)

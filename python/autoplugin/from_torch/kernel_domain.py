@@ -96,17 +96,17 @@ def _names(kernels):
 
 def _thresholds(symbols, example, op):
     """(relation, the size it bounds) for each power-of-two threshold on an extent, an int
-    attribute or a run of an input's extents that the example is on the near side of, size
-    before product."""
+    attribute or a run of an input's extents, each side of it the example is on (at or past
+    it, or not), size before product."""
     sizes = [(symbol, ref.value(example)) for symbol, ref in symbols.items()]
     sizes += runs_of_extents(symbols, example, op)
     found = []
     for size, value in sizes:
         for threshold in THRESHOLDS:
-            if value <= threshold:
-                found.append((sympy.Le(size, threshold), size))
-            if value > threshold:
-                found.append((sympy.Gt(size, threshold), size))
+            # `if K >= 1024:` as well as `if K > 1024:`: the boundary on either side of it.
+            for relation in (sympy.Le, sympy.Gt, sympy.Lt, sympy.Ge):
+                if relation(value, threshold) == sympy.true:
+                    found.append((relation(size, threshold), size))
     return found
 
 
@@ -120,8 +120,12 @@ def _confirmed(op, base, traced, relation, size, first, dtype, arch):
     ref = traced.symbols[symbol]
     rest = size.xreplace({symbol: 1}) if not size.is_Symbol else 1
     rest = int(rest.xreplace(point_values(traced.symbols, base))) if rest != 1 else 1
-    inside = threshold if isinstance(relation, sympy.Le) else threshold + 1
-    outside = threshold + 1 if isinstance(relation, sympy.Le) else threshold
+    # The sizes either side of the boundary: the nearest that meets the relation, and not.
+    inside, outside = next((a, b) for a, b in ((threshold, threshold + 1),
+                                               (threshold + 1, threshold),
+                                               (threshold - 1, threshold),
+                                               (threshold, threshold - 1))
+                           if relation.func(a, threshold) and not relation.func(b, threshold))
     verdicts = []
     for target in (inside, outside):
         if target % rest:
