@@ -6,7 +6,8 @@ table, a multiple of 4,
 any size at all, and a multiple of 3 (not learnt: a condition outside the learner's relations);
 and host code that launches another kernel past a size (`by_width`: rows of up to 512 one way,
 longer ones another; `by_at_least`: rows of 1024 or more one way, as FlagGems' mean over a
-dim branches on `K >= 1024`, the example at 1024; `by_either`: a condition on two sizes, one side of which always gives the
+dim branches on `K >= 1024`, the example at 1024; `by_member`: a width asserted in a set, its
+largest member one way, as fla's solve_tril launches other kernels per member; `by_either`: a condition on two sizes, one side of which always gives the
 example's kernel; `by_thirds`: a multiple of 3 or not, which no threshold separates);
 and constexprs no family recovers, held at the example's value (`bucketed`: a bucket of the
 rows, `cdiv(B * S, 1024)`; `tapped`: a filter width the kernel unrolls over); and inputs of a
@@ -18,7 +19,8 @@ multiplied by a @triton.jit helper that calls one of Triton's own, `tl.sigmoid`;
 `pair_table`: a pair of reals per column, read as `2 * col + j` through the row stride, as
 Liger's Llama 4 RoPE reads its frequencies; `table_writes`: the same table written;
 `sections`: a table of 3 sections, each read at an offset x's sizes give, which section a
-column reads following an int attribute, as Liger's M-RoPE reads its cos and sin)."""
+column reads following an int attribute, as Liger's M-RoPE reads its cos and sin); and host
+code that takes no float32, at any size (`half_only`: the example itself fails)."""
 import torch
 import triton
 import triton.language as tl
@@ -34,6 +36,7 @@ AUTOPLUGIN_EXAMPLES = [
     "test::thirds(x=[8, 63])",
     "test::by_width(x=[8, 128])",
     "test::by_at_least(x=[8, 1024])",
+    "test::by_member(x=[8, 64])",
     "test::by_either(x=[8, 128])",
     "test::by_thirds(x=[8, 128])",
     "test::bucketed(x=[2, 300, 64])",
@@ -46,6 +49,7 @@ AUTOPLUGIN_EXAMPLES = [
     "test::pair_table(x=[8, 32], table=[16, 32, 2])",
     "test::table_writes(x=[8, 32], table=[16, 48])",
     "test::sections(x=[64, 32], table=[3, 64, 32], split=8)",
+    "test::half_only(x=[8, 64])",
 ]
 
 
@@ -233,6 +237,21 @@ def _(x):
     return torch.empty_like(x)
 
 
+@torch.library.custom_op("test::by_member", mutates_args=())
+def by_member(x: torch.Tensor) -> torch.Tensor:
+    assert x.shape[-1] in [16, 32, 64]
+    if x.shape[-1] == 64:
+        return _copy(x)
+    y = torch.empty_like(x)
+    row_copy_kernel[(x.shape[0],)](x, y, x.shape[-1], BLOCK=x.shape[-1])
+    return y
+
+
+@by_member.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
 @torch.library.custom_op("test::by_either", mutates_args=())
 def by_either(x: torch.Tensor) -> torch.Tensor:
     if x.shape[-1] > 64 or x.shape[0] < 100:
@@ -395,4 +414,16 @@ def sections(x: torch.Tensor, table: torch.Tensor, split: int) -> torch.Tensor:
 def _(x, table, split):
     torch._check(table.shape[1] == x.shape[0])
     torch._check(table.shape[2] == x.shape[1])
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("test::half_only", mutates_args=())
+def half_only(x: torch.Tensor) -> torch.Tensor:
+    if x.dtype != torch.float16:
+        raise ValueError(f"dtype={x.dtype} (supported: float16)")
+    return _copy(x)
+
+
+@half_only.register_fake
+def _(x):
     return torch.empty_like(x)

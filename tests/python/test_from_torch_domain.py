@@ -18,8 +18,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 import torch  # noqa: E402
 import triton.language as tl  # noqa: E402
 
-from autoplugin.from_torch import (domain, generate, host, kernel_accesses, kernel_bounds,  # noqa: E402
-                                   kernel_domain, pipeline, shapes)
+from autoplugin.from_torch import (domain, errors, generate, host, kernel_accesses,  # noqa: E402
+                                   kernel_bounds, kernel_domain, pipeline, probes, shapes)
 from autoplugin.from_torch.discover import Argument, CustomOp, find_ops, parse_example  # noqa: E402
 
 MODULE = os.path.join(HERE, "from_torch_domain.py")
@@ -196,6 +196,15 @@ class ExampleKernelsTest(unittest.TestCase):
         self.assertEqual(found, ["x.size(1) >= 1024"])
         self.assertIn("instead of the example's copy_kernel", notes[0])
 
+    def test_the_example_s_member_of_a_set(self):
+        # `assert x.shape[-1] in [16, 32, 64]`, 64 one way: no threshold's far side is in the set.
+        def learn(op, example, traced, dtype, arch):
+            domain.learn_domain(op, example, traced, dtype, arch)
+            kernel_domain.keep_to_example_kernels(op, example, traced, dtype, arch)
+        found, notes = learnt("test::by_member", learn)
+        self.assertEqual(found, ["x.size(1) in {16, 32, 64}", "x.size(1) == 64"])
+        self.assertIn("instead of the example's copy_kernel", notes[-1])
+
     def test_one_side_of_a_condition_on_two_sizes(self):
         # `x.shape[-1] > 64 or x.shape[0] < 100`: past 64 columns, the example's kernel always.
         found, notes = learnt("test::by_either", kernel_domain.keep_to_example_kernels)
@@ -258,6 +267,25 @@ class KernelBoundsTest(unittest.TestCase):
     def test_nothing_where_the_kernel_keeps_to_its_tensors(self):
         self.assertEqual(learnt("test::any_size", kernel_bounds.keep_kernels_in_bounds),
                          ([], []))
+
+
+def at_example(op, example, traced, dtype, arch):
+    probes.runs_at_example(op, example, dtype, arch)
+
+
+class ExampleRunTest(unittest.TestCase):
+    """probes.runs_at_example: the host code at the op's own example, before any sampling."""
+
+    def test_host_code_that_fails_at_its_example_is_refused_naming_it(self):
+        with self.assertRaises(errors.GenerationError) as refusal:
+            learnt("test::half_only", at_example)
+        self.assertIn("its host code fails at the example itself, x=[8, 64] in float32",
+                      str(refusal.exception))
+        self.assertIn("ValueError: dtype=torch.float32 (supported: float16)",
+                      str(refusal.exception))
+
+    def test_nothing_where_it_runs(self):
+        self.assertEqual(learnt("test::any_size", at_example), ([], []))
 
 
 class StrayAccessTest(unittest.TestCase):

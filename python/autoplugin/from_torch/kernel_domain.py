@@ -17,7 +17,7 @@ from .domain import (POINTS_PER_ROUND, assuming, moved_one_at_a_time, moved_poin
                      runs_of_extents, shown)
 from .errors import GenerationError
 from .host import run_body, sample_points
-from .points import holds, point_values, relation_text
+from .points import allowed_values, holds, point_values, relation_text
 from .shapes import fake_outputs
 
 
@@ -58,7 +58,8 @@ def _keep_to_example_kernels(op, example, traced, dtype, arch, seed):
     # Thresholds that rule out every point of other kernels, the one keeping the most points of
     # the example's first: where a condition on two sizes chooses the kernels (`BLOCK > 256 or
     # rows < 32768`), the side of one of them that always gives the example's.
-    separating = [(relation, size) for relation, size in _thresholds(symbols, example, op)
+    separating = [(relation, size) for relation, size in
+                  _thresholds(symbols, example, op) + _members(traced, example)
                   if holds(relation, same[0]) and not any(holds(relation, v) for v in others)]
     separating.sort(key=lambda found: -sum(holds(found[0], v) for v in same))
     for relation, size in separating:
@@ -70,9 +71,10 @@ def _keep_to_example_kernels(op, example, traced, dtype, arch, seed):
         if traced.reasons is None:
             traced.reasons = {}
         text = relation_text(relation, symbols)
+        elsewhere = "at its other values" if isinstance(relation, sympy.Eq) else "past it"
         traced.reasons[relation] = (f"the host code launches {_names(kernels)} instead of "
-                                    f"{_names(first)} past it")
-        op.notes.append(f"requires {text}: past it the host code launches {_names(kernels)} "
+                                    f"{_names(first)} {elsewhere}")
+        op.notes.append(f"requires {text}: {elsewhere} the host code launches {_names(kernels)} "
                         f"instead of the example's {_names(first)} (e.g. at {shown(op, point)});"
                         " a plugin runs one launch sequence per structure")
         return True
@@ -110,6 +112,19 @@ def _thresholds(symbols, example, op):
     return found
 
 
+def _members(traced, example):
+    """(size == the example's value, size) for each size a requirement keeps to a set (`assert
+    A.shape[-1] in [16, 32, 64]`, fla's solve_tril launching other kernels per member): no
+    threshold's far side is inside the set, the example's member is."""
+    found = []
+    for relation in traced.requires:
+        allowed = allowed_values(relation)
+        if allowed is not None and allowed[0] in traced.symbols:
+            symbol = allowed[0]
+            found.append((sympy.Eq(symbol, traced.symbols[symbol].value(example)), symbol))
+    return found
+
+
 def _confirmed(op, base, traced, relation, size, first, dtype, arch):
     """Whether the point `base` (the example, or a point of other kernels: where a condition on
     two sizes chooses them, only there does the threshold show) moved to the threshold launches
@@ -118,6 +133,14 @@ def _confirmed(op, base, traced, relation, size, first, dtype, arch):
     threshold = int(relation.rhs)
     symbol = next(iter(size.free_symbols)) if not size.is_Symbol else size
     ref = traced.symbols[symbol]
+    if isinstance(relation, sympy.Eq):
+        # A member of a set: the example's kernels there, the others' at its nearest member.
+        allowed = next(values for values in map(allowed_values, traced.requires)
+                       if values is not None and values[0] == symbol)[1]
+        nearest = sorted((v for v in allowed if v != threshold), key=lambda v: abs(v - threshold))
+        moved = [moved_point(op, base, traced, ref, v) for v in [threshold] + nearest[:1]]
+        verdicts = [None if point is None else _kernels(op, point, dtype, arch) for point in moved]
+        return len(verdicts) == 2 and verdicts[0] == first and verdicts[1] not in (None, first)
     rest = size.xreplace({symbol: 1}) if not size.is_Symbol else 1
     rest = int(rest.xreplace(point_values(traced.symbols, base))) if rest != 1 else 1
     # The sizes either side of the boundary: the nearest that meets the relation, and not.

@@ -13,6 +13,7 @@ from .fake_cuda import gpu_named
 from .kernel_bounds import keep_kernels_in_bounds
 from .kernel_domain import hold_constexpr, keep_to_example_kernels
 from .launches import DTYPES, recover_launches
+from .probes import runs_at_example
 from .shapes import fake_outputs, traced_shapes
 from .sympy_to_dim import TranslationError
 
@@ -323,6 +324,7 @@ def _generate(module, out, examples, ops, dtypes, arch, log, example_equalities,
 
         def trace_and_recover_at(example, held):
             traced = traced_shapes(op, example)
+            runs_at_example(op, example, DTYPES[op_dtypes[0]], arch)
             assumed = (equal_extents_of_inputs(op, example, traced) if example_equalities
                        else [])
             learn_domain(op, example, traced, DTYPES[op_dtypes[0]], arch, assumed)

@@ -234,6 +234,22 @@ class Prober:
         return records[self.position]
 
 
+def runs_at_example(op, example, dtype, arch):
+    """Refuses an op whose host code fails at its own example, before anything is learnt from
+    where it fails (xFormers' split-K attention takes no float32, nor any input where its C++
+    extension did not load): it names the example and the dtype, not a sampled point."""
+    try:
+        run_body(op, example, dtype, arch)
+    except HostFailure as failure:
+        raise GenerationError(
+            f"op '{op.qualname}': its host code fails at the example itself, "
+            f"{show_point(op, example)} "
+            f"in {str(dtype).replace('torch.', '')}{failure.where}: "
+            f"{error_text(failure.error)}. from-torch converts what the host code runs: give an "
+            "--example it takes, and first in --dtypes a dtype it takes (the host code is "
+            "sampled in the first)") from None
+
+
 def checked_run(op, point, dtype, arch, notes, sample=torch.float32):
     """The host code's run at a point the plugin accepts: a failure there is a refusal (`sample`:
     the dtype the points are sampled in; another dtype that fails is the dtype's refusal)."""
