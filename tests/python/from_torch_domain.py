@@ -10,7 +10,10 @@ dim branches on `K >= 1024`, the example at 1024; `by_member`: a width asserted 
 largest member one way, as fla's solve_tril launches other kernels per member; `by_either`: a condition on two sizes, one side of which always gives the
 example's kernel; `by_thirds`: a multiple of 3 or not, which no threshold separates);
 and constexprs no family recovers, held at the example's value (`bucketed`: a bucket of the
-rows, `cdiv(B * S, 1024)`; `tapped`: a filter width the kernel unrolls over); and inputs of a
+rows, `cdiv(B * S, 1024)`; `tapped`: a filter width the kernel unrolls over; `ordered`: an
+axis order that changes where an extent is 1, as FlagGems' pointwise wrappers order strides, and
+once a tensor past an int32 count of elements was seen, for good, as FlagGems regenerates them
+then); and inputs of a
 fixed size (`fixed_weights`: three weights and one bias, stated as those sizes however the
 learner first separated the failures); and fewer indices than rows, strictly (`fewer_rows`, as
 xFormers' index_select_cat checks); and kernels that run past a tensor where nothing else says
@@ -41,6 +44,7 @@ AUTOPLUGIN_EXAMPLES = [
     "test::by_thirds(x=[8, 128])",
     "test::bucketed(x=[2, 300, 64])",
     "test::tapped(x=[8, 64], w=[64, 4])",
+    "test::ordered(x=[8, 1024])",
     "test::block_scales(x=[16, 1000], scales=[16, 8])",
     "test::head_sizes(x=[8, 128])",
     "test::fixed_weights(x=[8, 64], w=[3], b=[1])",
@@ -323,6 +327,31 @@ def tapped(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
 
 @tapped.register_fake
 def _(x, w):
+    return torch.empty_like(x)
+
+
+@triton.jit
+def ordered_copy_kernel(x_ptr, y_ptr, n, ORDER: tl.constexpr, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(y_ptr + offsets, tl.load(x_ptr + offsets, mask=mask), mask=mask)
+
+
+_SEEN_PAST_INT32 = []
+
+
+@torch.library.custom_op("test::ordered", mutates_args=())
+def ordered(x: torch.Tensor) -> torch.Tensor:
+    y = torch.empty_like(x)
+    if x.numel() >= 2 ** 31:
+        _SEEN_PAST_INT32.append(x.shape)
+    order = (0 if x.shape[1] == 1 else 1) + (2 if _SEEN_PAST_INT32 else 0)
+    ordered_copy_kernel[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), ORDER=order, BLOCK=256)
+    return y
+
+
+@ordered.register_fake
+def _(x):
     return torch.empty_like(x)
 
 

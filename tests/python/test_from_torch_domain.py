@@ -233,6 +233,12 @@ class HeldConstexprTest(unittest.TestCase):
         self.assertEqual(found, ["w.size(1) == 4"])
         self.assertIn("generate with an example at the sizes you deploy", notes[0])
 
+    def test_no_tensor_is_probed_past_an_int32_count_of_elements(self):
+        # The order changes where x.size(1) is 1, and for good once a tensor past 2^31
+        # elements was seen (which the launchers' int32 sizes refuse anyway): never probed there.
+        found, notes = held("test::ordered", "ordered_copy_kernel", "ORDER")
+        self.assertEqual(found, ["x.size(1) >= 2"])
+
     def test_nothing_where_the_constexpr_never_changes(self):
         self.assertEqual(held("test::any_size", "copy_kernel", "BLOCK"), ([], []))
 

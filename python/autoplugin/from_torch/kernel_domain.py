@@ -18,6 +18,7 @@ from .domain import (POINTS_PER_ROUND, assuming, moved_one_at_a_time, moved_poin
 from .errors import GenerationError
 from .host import run_body, sample_points
 from .points import allowed_values, holds, point_values, relation_text
+from .records import shape_numel
 from .shapes import fake_outputs
 
 
@@ -160,6 +161,10 @@ def _confirmed(op, base, traced, relation, size, first, dtype, arch):
     return verdicts[0] == first and verdicts[1] is not None and verdicts[1] != first
 # How far a held constexpr's sizes are moved from the example looking for where it changes.
 HOLD_REACH = 1 << 24
+# Nor to a tensor of more elements than an int32 counts: the launchers pass sizes as int32 (a
+# plugin refuses such tensors), and a library may switch to other code there and keep it
+# (FlagGems regenerates its pointwise kernels with int64 indices, without stride orders).
+HOLD_ELEMENTS = 1 << 31
 
 
 def hold_constexpr(op, example, traced, position, kernel, name, dtype, arch, assumed=(),
@@ -265,7 +270,8 @@ def _held_bounds(op, example, traced, which, held, dtype, arch):
 
             def keeps(target):
                 point = moved_point(op, example, traced, ref, target)
-                if point is None:
+                if point is None or any(shape_numel(point[a.name]) >= HOLD_ELEMENTS
+                                        for a in op.tensors if point[a.name] is not None):
                     return None
                 there = _constexpr_at(op, point, which, dtype, arch)
                 return None if there is None else there == held
