@@ -12,6 +12,7 @@ never guessed. What fits is an expression (expressions.py), printed to C++ when 
 written; an integer one also gives its sympy form over the atoms (atom_symbol), what the floors
 above compute with.
 """
+import math
 from dataclasses import dataclass
 from itertools import combinations, combinations_with_replacement, product
 
@@ -217,7 +218,7 @@ def _distinct_factors(envs, names, attributes):
     `envs` (extents that requirements tie are one factor)."""
     seen, factors = set(), []
     for name in names:
-        if ".size(" in name or name in attributes:
+        if envs[0].nodes[name].kind == "size" or name in attributes:
             values = tuple(env.atoms[name] for env in envs)
             if values not in seen:
                 seen.add(values)
@@ -233,10 +234,7 @@ def _product_of(A, names):
 
 
 def _value_of_product(env, names):
-    value = 1
-    for name in names:
-        value *= env.atoms[name]
-    return value
+    return math.prod(env.atoms[name] for name in names)
 
 
 def fit(values, fit_envs, check_envs, context, triton_type, constants=()):

@@ -71,7 +71,7 @@ def keep_kernels_in_bounds(op, example, traced, dtype, arch, seed=13):
     while tensors:
         name = tensors.pop(0)
         learnt.add(name)
-        taught = next((pair for pair in strays if pair[1].tensor == name), left)
+        taught = next(pair for pair in strays if pair[1].tensor == name)
         for relation, needs in _lower_bounds(op, example, traced, name, bases, dtype, arch, rng):
             traced.requires.append(relation)
             added.append((relation, needs, taught))
